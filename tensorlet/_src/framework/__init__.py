@@ -1,0 +1,1 @@
+"""Dtypes, shapes, tensors, variables, devices, errors and the execution context."""

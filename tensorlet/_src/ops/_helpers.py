@@ -1,0 +1,109 @@
+"""Small helpers shared by the op families: argument conversion with TF's dtype rules."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorlet._src.framework import dtypes as _dt
+from tensorlet._src.framework import errors
+from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tensor
+from tensorlet._src.ops.registry import bind
+
+_TYPE_WORD = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def t(x, dtype=None, hint=None) -> Tensor:
+    """``convert_to_tensor`` with an optional dtype or hint."""
+    if x.__class__ is EagerTensor and dtype is None:
+        return x
+    return convert_to_tensor(x, dtype=dtype, dtype_hint=hint)
+
+
+def _word(d: _dt.DType) -> str:
+    return _TYPE_WORD.get(d.name, d.name)
+
+
+def mismatch(op_name: str, index: int, expected: _dt.DType, got: _dt.DType):
+    return errors.invalid_argument(
+        op_name, f"cannot compute {op_name} as input #{index}(zero-based) was expected to be a "
+                 f"{_word(expected)} tensor but is a {_word(got)} tensor")
+
+
+def same_dtype(op_name: str, *xs):
+    """Convert ``xs`` to tensors of one dtype, Python scalars adopting the tensors' dtype (TF's rule)."""
+    first = None
+    for x in xs:
+        if isinstance(x, Tensor) or hasattr(x, "__tf_tensor__"):
+            first = t(x)
+            break
+    out = []
+    for i, x in enumerate(xs):
+        if first is None:
+            tx = t(x)
+            first = tx
+        elif isinstance(x, Tensor) or hasattr(x, "__tf_tensor__"):
+            tx = t(x)
+        else:
+            try:
+                tx = convert_to_tensor(x, dtype_hint=first.dtype)
+            except TypeError:
+                tx = None
+            if tx is None or tx.dtype is not first.dtype:
+                got = tx.dtype if tx is not None else convert_to_tensor(x).dtype
+                raise mismatch(op_name, i, first.dtype, got)
+        if tx.dtype is not first.dtype:
+            raise mismatch(op_name, i, first.dtype, tx.dtype)
+        out.append(tx)
+    return out
+
+
+def binary(op, x, y):
+    """Bind a binary elementwise op after TF's dtype matching."""
+    if x.__class__ is EagerTensor and y.__class__ is EagerTensor and x._v.dtype == y._v.dtype:
+        return bind(op, x, y)
+    x, y = same_dtype(op.name, x, y)
+    return bind(op, x, y)
+
+
+def static(v, what="value"):
+    """A Python value from an attr that may be a tensor (axis=tf.constant(1))."""
+    if isinstance(v, EagerTensor):
+        a = v._v
+        return a.item() if a.ndim == 0 else a.tolist()
+    if isinstance(v, np.ndarray):
+        return v.item() if v.ndim == 0 else v.tolist()
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def static_axis(axis):
+    """Normalize an axis attr: None, an int, or a tuple of ints."""
+    axis = static(axis)
+    if axis is None:
+        return None
+    if isinstance(axis, (list, tuple)):
+        return tuple(int(a) for a in axis)
+    return int(axis)
+
+
+def check_axis(op_name: str, axis, rank: int):
+    """Raise TF's InvalidArgumentError for an axis outside [-rank, rank)."""
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    for a in axes:
+        if a is not None and not -max(rank, 1) <= a < max(rank, 1):
+            raise errors.invalid_argument(
+                op_name, f"Invalid reduction dimension ({a} for input with {rank} dimension(s)")
+
+
+def to_shape_tuple(shape, op_name="shape") -> tuple:
+    """A concrete shape (list, tuple, TensorShape or 1-D int tensor) as a tuple of ints."""
+    shape = static(shape)
+    if hasattr(shape, "as_list"):
+        shape = shape.as_list()
+    if isinstance(shape, int):
+        shape = (shape,)
+    try:
+        return tuple(int(d) for d in shape)
+    except TypeError:
+        raise errors.invalid_argument(op_name, f"shape must be a vector of integers, got {shape!r}") from None

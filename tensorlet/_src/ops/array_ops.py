@@ -1,0 +1,1 @@
+"""(family array_ops: being written)"""

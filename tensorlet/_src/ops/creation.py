@@ -1,0 +1,1 @@
+"""(family creation: being written)"""

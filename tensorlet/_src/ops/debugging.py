@@ -1,0 +1,1 @@
+"""(family debugging: being written)"""

@@ -1,0 +1,1 @@
+"""(family gather_scatter: being written)"""

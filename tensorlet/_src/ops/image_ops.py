@@ -1,0 +1,1 @@
+"""(family image_ops: being written)"""

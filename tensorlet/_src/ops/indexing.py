@@ -1,0 +1,100 @@
+"""``tensor[...]`` and ``tf.strided_slice``: ints, slices (negative steps too), ``tf.newaxis``, ``...``.
+
+Both build one normalized key (a tuple of ints, slices, ``None`` and ``Ellipsis``)
+and bind the ``StridedSlice`` op, whose kernel is plain array indexing in NumPy and
+in jax alike.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorlet._src.framework import errors
+from tensorlet._src.framework.tensor import Tensor
+from tensorlet._src.ops._helpers import static, t
+from tensorlet._src.ops.registry import bind, defop, tf_export
+
+
+def _check_key(x, key):
+    shape = np.shape(x._v) if hasattr(x, "_v") else tuple(x.shape)
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if n_real > len(shape):
+        raise errors.invalid_argument("StridedSlice", f"Index out of range using input dim {len(shape)}; input "
+                                                      f"has only {len(shape)} dims")
+    dim = 0
+    for k in key:
+        if k is Ellipsis:
+            dim = len(shape) - sum(1 for j in key[key.index(k) + 1:] if j is not None)
+            continue
+        if k is None:
+            continue
+        if isinstance(k, int):
+            n = shape[dim]
+            if n is not None and not -n <= k < n:
+                raise errors.invalid_argument("StridedSlice", f"slice index {k} of dimension {dim} out of bounds.")
+        dim += 1
+
+
+STRIDED_SLICE = defop("StridedSlice", lambda xp, x, key: x[key], check=_check_key)
+
+
+def _norm(k):
+    if k is None or k is Ellipsis:
+        return k
+    if isinstance(k, slice):
+        return slice(_int_or_none(k.start), _int_or_none(k.stop), _int_or_none(k.step))
+    if isinstance(k, bool):
+        raise TypeError("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+                        "tf.int32/tf.int64 tensors are valid indices, got True/False")
+    if isinstance(k, Tensor) or isinstance(k, (np.ndarray, np.generic)):
+        v = static(k)
+        if isinstance(v, int) and not isinstance(v, bool):
+            return v
+        raise TypeError("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+                        f"tf.int32/tf.int64 tensors are valid indices, got {k!r}")
+    if hasattr(k, "__index__"):
+        return k.__index__()
+    raise TypeError("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+                    f"tf.int32/tf.int64 tensors are valid indices, got {k!r}")
+
+
+def _int_or_none(v):
+    if v is None:
+        return None
+    v = static(v)
+    if isinstance(v, int):
+        return v
+    if hasattr(v, "__index__"):
+        return v.__index__()
+    raise TypeError(f"slice indices must be integers or None, got {v!r}")
+
+
+def getitem(tensor, key):
+    """``tensor[key]`` with TF's rules (a Python list key acts as a tuple, as in TF)."""
+    if not isinstance(key, (tuple, list)):
+        key = (key,)
+    key = tuple(_norm(k) for k in key)
+    return bind(STRIDED_SLICE, t(tensor), key=key)
+
+
+@tf_export("strided_slice")
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                  new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
+    """TF's strided slice with its bit masks, expressed as one indexing key."""
+    begin, end = list(static(begin)), list(static(end))
+    strides = [1] * len(begin) if strides is None else list(static(strides))
+    key = []
+    for i, (b, e, s) in enumerate(zip(begin, end, strides)):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            key.append(Ellipsis)
+        elif new_axis_mask & bit:
+            key.append(None)
+        elif shrink_axis_mask & bit:
+            key.append(int(b))
+        else:
+            key.append(slice(None if begin_mask & bit else int(b), None if end_mask & bit else int(e), int(s)))
+    return bind(STRIDED_SLICE, t(input_), key=tuple(key))
+
+
+newaxis = None  # tf.newaxis

@@ -1,0 +1,1 @@
+"""(family math_extra: being written)"""

@@ -1,0 +1,71 @@
+"""Matrix multiplication: ``tf.matmul`` (2-D and batched with broadcasting) and ``@``."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from tensorlet._src.framework import dtypes as _dt
+from tensorlet._src.framework import errors
+from tensorlet._src.ops._helpers import same_dtype
+from tensorlet._src.ops.registry import bind, defop, tf_export
+
+MATMUL_TYPES = (_dt.bfloat16, _dt.float16, _dt.float32, _dt.float64, _dt.int32, _dt.int64,
+                _dt.complex64, _dt.complex128)
+
+
+def _operand(xp, x, transpose, adjoint):
+    if adjoint:
+        x = xp.conj(x)
+    if transpose or adjoint:
+        x = xp.swapaxes(x, -1, -2)  # a view: no copy on the hot path
+    return x
+
+
+def _matmul_kernel(xp, a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False):
+    a = _operand(xp, a, transpose_a, adjoint_a)
+    b = _operand(xp, b, transpose_b, adjoint_b)
+    if xp is np and a.dtype == ml_dtypes.bfloat16:  # NumPy has no bfloat16 BLAS: accumulate in float32
+        return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
+    return xp.matmul(a, b)
+
+
+MATMUL = defop("MatMul", _matmul_kernel, dtypes=MATMUL_TYPES)
+BATCH_MATMUL = defop("BatchMatMulV3", _matmul_kernel, dtypes=MATMUL_TYPES)
+
+
+@tf_export("linalg.matmul", "matmul")
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
+           a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False, grad_b=False, name=None):
+    """Matrix product of ``a`` and ``b`` (rank >= 2, batch dims broadcast).
+
+    >>> matmul([[2.]], [[2.]])
+    <tf.Tensor: shape=(1, 1), dtype=float32, numpy=array([[4.]], dtype=float32)>
+    """
+    a, b = same_dtype("MatMul", a, b)
+    ra, rb = a.ndim, b.ndim
+    if ra < 2 or rb < 2:
+        raise errors.invalid_argument("MatMul", f"In[0] and In[1] ndims must be == 2: {min(ra, rb)}"
+                                      f" (shapes {errors.shape_str(a.shape)} and {errors.shape_str(b.shape)})")
+    ka = a.shape[-2] if (transpose_a or adjoint_a) else a.shape[-1]
+    kb = b.shape[-1] if (transpose_b or adjoint_b) else b.shape[-2]
+    if ka is not None and kb is not None and ka != kb:
+        name = "MatMul" if ra == rb == 2 else "BatchMatMulV3"
+        raise errors.invalid_argument(
+            name, f"Matrix size-incompatible: In[0]: {errors.shape_str(a.shape)}, In[1]: {errors.shape_str(b.shape)}"
+                  f" (transpose_a={transpose_a}, transpose_b={transpose_b})")
+    attrs = {}
+    if transpose_a:
+        attrs["transpose_a"] = True
+    if transpose_b:
+        attrs["transpose_b"] = True
+    if adjoint_a:
+        attrs["adjoint_a"] = True
+    if adjoint_b:
+        attrs["adjoint_b"] = True
+    out = bind(MATMUL if ra == rb == 2 else BATCH_MATMUL, a, b, **attrs)
+    if output_type is not None and _dt.as_dtype(output_type) is not out.dtype:
+        from tensorlet._src.ops.math_binary import cast
+
+        out = cast(out, output_type)
+    return out

@@ -1,0 +1,1 @@
+"""(family nn_conv: being written)"""

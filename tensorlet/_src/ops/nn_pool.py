@@ -1,0 +1,1 @@
+"""(family nn_pool: being written)"""

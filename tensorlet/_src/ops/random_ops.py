@@ -1,0 +1,1 @@
+"""(family random_ops: being written)"""

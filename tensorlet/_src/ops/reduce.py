@@ -1,0 +1,1 @@
+"""(family reduce: being written)"""

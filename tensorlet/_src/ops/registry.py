@@ -1,0 +1,197 @@
+"""The op registry and the one dispatch.
+
+Every primitive is declared once with :func:`defop` -- its TF name, its kernel
+(written against an array namespace ``xp``: NumPy eagerly, ``jax.numpy`` when
+compiled), optional JAX lowering where the two differ, its shape/dtype rule for
+tracing, its allowed dtypes and its gradient (or a declaration that it has none).
+
+:func:`bind` hands an op to the current interpreter.  Eager is the default and is
+inlined here: unwrap inputs, run the NumPy kernel, wrap outputs, record on active
+tapes.  Any other interpreter (tracing, TF1 graphs) implements ``.bind``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorlet._src.framework import errors
+from tensorlet._src.framework.context import ctx
+from tensorlet._src.framework.dtypes import from_numpy
+from tensorlet._src.framework.tensor import EagerTensor, _new
+
+__all__ = ["Op", "defop", "bind", "REGISTRY", "NONDIFF", "defgrad", "tf_export", "export_value", "EXPORTS"]
+
+REGISTRY: dict[str, Op] = {}
+
+# Marks an op as not differentiable (integer-valued, comparisons, random, ...).
+NONDIFF = "nondiff"
+
+# Set by the autodiff package: record(op, inputs, attrs, outputs) on active tapes.
+tape_hook = None
+
+
+class Op:
+    """One primitive.  See :func:`defop`."""
+
+    __slots__ = ("name", "impl", "jax_impl", "shape_fn", "grad", "jvp", "n_out", "np_dtypes",
+                 "dtypes", "check", "quiet", "doc")
+
+    def __init__(self, name, impl, *, jax_impl=None, shape=None, grad=None, jvp=None, n_out=1,
+                 dtypes=None, check=None, quiet=False, doc=""):
+        self.name = name
+        self.impl = impl
+        self.jax_impl = jax_impl
+        self.shape_fn = shape
+        self.grad = grad
+        self.jvp = jvp
+        self.n_out = n_out  # 1, an int > 1, or None for "kernel returns a tuple of any length"
+        self.dtypes = tuple(dtypes) if dtypes is not None else None
+        self.np_dtypes = frozenset(d._np for d in dtypes) if dtypes is not None else None
+        self.check = check
+        self.quiet = quiet
+        self.doc = doc
+
+    @property
+    def differentiable(self) -> bool:
+        return self.grad is not NONDIFF
+
+    def lowering(self):
+        """The function compiled paths call: ``f(xp, *arrays, **attrs)``."""
+        return self.jax_impl or self.impl
+
+    def __repr__(self):
+        return f"<Op {self.name}>"
+
+
+def defop(name, impl, **kw) -> Op:
+    """Declare a primitive.
+
+    ``impl(xp, *arrays, **attrs)`` computes the op on arrays of namespace ``xp``.
+    Keyword arguments: ``jax_impl`` (same signature, used instead of ``impl`` when
+    lowering to XLA), ``shape`` (rule for tracing), ``grad`` (``grad(g, ans, *inputs,
+    **attrs)`` in tensorlet ops, or ``NONDIFF``), ``jvp``, ``n_out``, ``dtypes``
+    (allowed dtypes of the first input, TF's ``T`` attr), ``check`` (extra
+    validation ``check(*inputs, **attrs)`` raising TF errors), ``quiet`` (silence
+    NumPy floating-point warnings, since TF returns inf/nan silently).
+    """
+    if name in REGISTRY:
+        raise ValueError(f"op {name!r} is already registered")
+    op = Op(name, impl, **kw)
+    REGISTRY[name] = op
+    return op
+
+
+def defgrad(op: Op, grad) -> None:
+    """Attach (or replace) the gradient of ``op``; used by the autodiff package."""
+    op.grad = grad
+
+
+# --- dispatch ------------------------------------------------------------------------
+
+def bind(op: Op, *inputs, **attrs):
+    """Run ``op`` on tensors ``inputs`` under the current interpreter."""
+    interp = ctx.interp
+    if interp is not None:
+        return interp.bind(op, inputs, attrs)
+    allowed = op.np_dtypes
+    if allowed is not None and inputs and inputs[0]._v.dtype not in allowed:
+        raise _dtype_not_allowed(op, inputs[0])
+    if op.check is not None:
+        op.check(*inputs, **attrs)
+    try:
+        if op.quiet:
+            with np.errstate(all="ignore"):
+                out = op.impl(np, *[t._v for t in inputs], **attrs)
+        else:
+            out = op.impl(np, *[t._v for t in inputs], **attrs)
+    except errors.OpError:
+        raise
+    except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError, np.linalg.LinAlgError,
+            MemoryError, KeyError, AttributeError) as e:
+        raise translate(op, inputs, attrs, e) from None
+    if op.n_out == 1:
+        r = _new(EagerTensor)
+        r._v = out
+    else:
+        r = tuple(_wrap(o) for o in out)
+    if ctx.tapes and tape_hook is not None:
+        tape_hook(op, inputs, attrs, r)
+    return r
+
+
+def _wrap(a):
+    r = _new(EagerTensor)
+    r._v = a
+    return r
+
+
+def eager_kernel(op: Op, *arrays, **attrs):
+    """Call an op's NumPy kernel on raw arrays (for composite kernels and executors)."""
+    return op.impl(np, *arrays, **attrs)
+
+
+# --- errors ------------------------------------------------------------------------
+
+_TF_TYPE_NAMES = {"float16": "half", "float32": "float", "float64": "double"}
+
+
+def _tf_type_name(d) -> str:
+    return _TF_TYPE_NAMES.get(d.name, d.name)
+
+
+def _dtype_not_allowed(op: Op, t):
+    d = from_numpy(t._v.dtype)
+    allowed = ", ".join(_tf_type_name(a) for a in op.dtypes)
+    return errors.invalid_argument(
+        op.name, f"Value for attr 'T' of {d.name} is not in the list of allowed values: {allowed}")
+
+
+def describe(inputs) -> str:
+    parts = []
+    for t in inputs:
+        v = getattr(t, "_v", None)
+        if v is None:
+            parts.append(type(t).__name__)
+        else:
+            parts.append(f"{from_numpy(v.dtype).name}{errors.shape_str(np.shape(v))}")
+    return ", ".join(parts)
+
+
+def translate(op: Op, inputs, attrs, e: Exception):
+    """Turn a NumPy exception from a kernel into a TF error naming op, shapes and user line."""
+    msg = str(e)
+    if "could not be broadcast" in msg and len(inputs) >= 2:
+        shapes = " vs. ".join(errors.shape_str(np.shape(t._v)) for t in inputs)
+        text = f"Incompatible shapes: {shapes}"
+    else:
+        text = f"{msg} (inputs: {describe(inputs)}"
+        if attrs:
+            text += ", attrs: " + ", ".join(f"{k}={v!r}" for k, v in attrs.items())
+        text += ")"
+    cls = errors.ResourceExhaustedError if isinstance(e, MemoryError) else errors.InvalidArgumentError
+    return errors.op_error(cls, op.name, text)
+
+
+# --- public API table ----------------------------------------------------------------
+
+# "math.add" -> (source module, attribute); tools/gen_api.py writes the public modules from it.
+EXPORTS: dict[str, tuple[str, str]] = {}
+
+
+def tf_export(*names):
+    """Record the public TF names of a function or class (``"math.add", "add"``)."""
+
+    def deco(obj):
+        for n in names:
+            export_value(n, obj.__module__, obj.__name__)
+        return obj
+
+    return deco
+
+
+def export_value(name: str, module: str, attr: str) -> None:
+    """Record a public name for a module attribute that is not a def/class (``tf.float32``)."""
+    src = (module, attr)
+    if EXPORTS.get(name, src) != src:
+        raise ValueError(f"tf.{name} exported twice: {EXPORTS[name]} and {src}")
+    EXPORTS[name] = src

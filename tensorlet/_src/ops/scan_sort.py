@@ -1,0 +1,1 @@
+"""(family scan_sort: being written)"""

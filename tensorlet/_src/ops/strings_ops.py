@@ -1,0 +1,1 @@
+"""(family strings_ops: being written)"""

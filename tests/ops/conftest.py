@@ -1,0 +1,3 @@
+import opcheck
+
+opcheck.instrument_registry()
