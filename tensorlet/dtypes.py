@@ -31,6 +31,12 @@ from tensorlet._src.ops.math_binary import (
     cast,
     saturate_cast,
 )
+from tensorlet._src.ops.math_extra import (
+    complex,
+)
+from tensorlet._src.ops.strings_ops import (
+    as_string,
+)
 
 
 def __getattr__(name):

@@ -28,6 +28,7 @@ export_value("experimental.numpy.ndarray", _F + "tensor", "Tensor")
 for _n in ("Variable", "VariableSynchronization", "VariableAggregation"):
     export_value(_n, _F + "variables", _n)
 export_value("executing_eagerly", _F + "context", "executing_eagerly")
+export_value("name_scope", _F + "context", "name_scope")
 export_value("device", _F + "device", "device")
 for _n in ("list_physical_devices", "list_logical_devices", "get_visible_devices", "set_visible_devices"):
     export_value("config." + _n, _F + "device", _n)

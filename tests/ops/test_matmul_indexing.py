@@ -5,6 +5,8 @@ import pytest
 from opcheck import Case, Err, params, run_case, run_err
 
 import tensorlet as tf
+from tensorlet._src.ops.indexing import STRIDED_SLICE_GRAD
+from tensorlet._src.ops.registry import bind
 
 MM_TYPES = ("float32", "float64", "int32", "int64", "complex64", "float16", "bfloat16")
 
@@ -47,6 +49,18 @@ CASES = [
     Case(lambda x: tf.strided_slice(x, [1, 0], [0, 4], [1, 2], begin_mask=0, end_mask=2, shrink_axis_mask=1),
          lambda x: x[1, 0::2], [((3, 4),)], ("int32",), ops=("StridedSlice",), id="strided_slice_masks"),
 ]
+
+
+
+def _slice_grad_ref(g):
+    z = np.zeros((3, 4), g.dtype)
+    z[1:3, ::-2] = g
+    return z
+
+
+CASES.append(Case(lambda g: bind(STRIDED_SLICE_GRAD, g, shape=(3, 4), key=(slice(1, 3), slice(None, None, -2))),
+                  _slice_grad_ref, [((2, 2),)], ("float32", "float64"), ops=("StridedSliceGrad",),
+                  id="strided_slice_grad"))
 
 ERRORS = [
     Err(lambda: tf.matmul(tf.constant([1, 2]), tf.constant([1, 2])), tf.errors.InvalidArgumentError,

@@ -35,3 +35,27 @@ def interpreter(interp):
         yield interp
     finally:
         ctx.interp = prev
+
+
+class name_scope:
+    """``with tf.name_scope("block"):`` -- prefixes the names of variables created inside (``block/w:0``).
+
+    Entering yields the full scope string with a trailing slash (``"outer/block/"``), as TF does.
+    """
+
+    def __init__(self, name: str):
+        if name is None or not isinstance(name, str):
+            raise ValueError(f"name for name_scope must be a string, got {name!r}.")
+        self._name = name.rstrip("/")
+
+    @property
+    def name(self):
+        return self._name
+
+    def __enter__(self):
+        ctx.name_scope.append(self._name)
+        return "/".join(s for s in ctx.name_scope if s) + "/"
+
+    def __exit__(self, *exc):
+        ctx.name_scope.pop()
+        return False

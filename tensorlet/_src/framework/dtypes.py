@@ -29,7 +29,7 @@ class DType:
         self._kind = kind
 
     name = property(lambda self: self._name)
-    as_numpy_dtype = property(lambda self: self._np.type if isinstance(self._np, np.dtype) else self._np)
+    as_numpy_dtype = property(lambda self: object if self._kind in "sr" else self._np.type)
     as_datatype_enum = property(lambda self: self._enum)
     base_dtype = property(lambda self: self)
     is_floating = property(lambda self: self._kind == "f")

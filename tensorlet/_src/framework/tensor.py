@@ -134,8 +134,7 @@ class EagerTensor(Tensor):
         v = self._v
         if v.ndim == 0:
             raise TypeError("Cannot iterate over a scalar tensor.")
-        for i in range(v.shape[0]):
-            yield _wrap(v[i])
+        return (_wrap(v[i]) for i in range(v.shape[0]))
 
     def __format__(self, spec):
         v = self._v
@@ -182,8 +181,12 @@ def _wrap(a) -> EagerTensor:
 def numpy_text(v, is_repr: bool) -> str:
     """Format a value as TF does inside ``tf.Tensor(...)`` and ``<tf.Tensor ... numpy=...>``."""
     if v.ndim == 0:
+        # TF: repr shows the Python value (0.10000000149011612), str the NumPy scalar (0.1)
         s = v[()]
-        text = repr(s) if isinstance(s, bytes) else str(s)
+        if isinstance(s, bytes):
+            text = repr(s)
+        else:
+            text = repr(s.item()) if is_repr else str(s)
     else:
         text = repr(v) if is_repr else str(v)
     if "\n" in text:
@@ -291,10 +294,11 @@ def _strings(value) -> np.ndarray:
 
 
 def _to_dtype_python(value, dtype: _dt.DType) -> np.ndarray:
-    """Convert a Python value to ``dtype`` with TF's checks (no float -> int)."""
+    """Convert a Python value to ``dtype`` with TF's checks (no float -> int), without a detour
+    through TF's default types (0.1 -> float64 must not pass through float32)."""
     if dtype is _dt.string:
         return _strings(value)
-    a = _from_python(value)
+    a = _from_python(value)  # for the kind checks and ragged/str errors only
     k = a.dtype.kind
     tk = dtype._kind
     if (k == "f" and tk in "iub") or (k == "c" and tk != "c") or (k == "O"):
@@ -304,6 +308,8 @@ def _to_dtype_python(value, dtype: _dt.DType) -> np.ndarray:
     if k == "i" and tk == "u":
         with np.errstate(over="ignore"):
             return a.astype(np.int64).astype(dtype._np)  # TF wraps (-1 -> 255)
+    if k in "fc" and not isinstance(_first_leaf(value), (np.ndarray, np.generic, Tensor)):
+        return np.array(value, dtype=dtype._np)  # straight from the Python floats
     return a.astype(dtype._np)
 
 

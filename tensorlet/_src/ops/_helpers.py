@@ -6,8 +6,8 @@ import numpy as np
 
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
-from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tensor
-from tensorlet._src.ops.registry import bind
+from tensorlet._src.framework.tensor import EagerTensor, Tensor, _new, convert_to_tensor
+from tensorlet._src.ops.registry import bind2
 
 _TYPE_WORD = {"float32": "float", "float64": "double", "float16": "half"}
 
@@ -57,12 +57,35 @@ def same_dtype(op_name: str, *xs):
     return out
 
 
+def scalar_like(v, d):
+    """Fast path of TF's rule "a Python scalar adopts the tensor's dtype" (or None to take the slow path)."""
+    tv = v.__class__
+    k = d.kind
+    if (tv is float and k in "fc") or (tv is int and (k in "fc" or (k == "i" and -2147483648 <= v <= 2147483647))):
+        r = _new(EagerTensor)
+        r._v = np.asarray(v, d)
+        return r
+    return None
+
+
 def binary(op, x, y):
     """Bind a binary elementwise op after TF's dtype matching."""
-    if x.__class__ is EagerTensor and y.__class__ is EagerTensor and x._v.dtype == y._v.dtype:
-        return bind(op, x, y)
+    cx = x.__class__
+    cy = y.__class__
+    if cx is EagerTensor:
+        if cy is EagerTensor:
+            if x._v.dtype is y._v.dtype:
+                return bind2(op, x, y)
+        elif cy is float or cy is int:
+            ys = scalar_like(y, x._v.dtype)
+            if ys is not None:
+                return bind2(op, x, ys)
+    elif cy is EagerTensor and (cx is float or cx is int):
+        xs = scalar_like(x, y._v.dtype)
+        if xs is not None:
+            return bind2(op, xs, y)
     x, y = same_dtype(op.name, x, y)
-    return bind(op, x, y)
+    return bind2(op, x, y)
 
 
 def static(v, what="value"):
@@ -85,15 +108,6 @@ def static_axis(axis):
     if isinstance(axis, (list, tuple)):
         return tuple(int(a) for a in axis)
     return int(axis)
-
-
-def check_axis(op_name: str, axis, rank: int):
-    """Raise TF's InvalidArgumentError for an axis outside [-rank, rank)."""
-    axes = axis if isinstance(axis, tuple) else (axis,)
-    for a in axes:
-        if a is not None and not -max(rank, 1) <= a < max(rank, 1):
-            raise errors.invalid_argument(
-                op_name, f"Invalid reduction dimension ({a} for input with {rank} dimension(s)")
 
 
 def to_shape_tuple(shape, op_name="shape") -> tuple:

@@ -35,7 +35,22 @@ def _check_key(x, key):
         dim += 1
 
 
-STRIDED_SLICE = defop("StridedSlice", lambda xp, x, key: x[key], check=_check_key)
+def _slice_grad_np(xp, g, shape, key):
+    z = xp.zeros(shape, g.dtype)
+    z[key] = g  # z is a fresh buffer: writing into it mutates nothing the user can see
+    return z
+
+
+def _slice_grad_jax(xp, g, shape, key):
+    return xp.zeros(shape, g.dtype).at[key].set(g)
+
+
+STRIDED_SLICE_GRAD = defop(
+    "StridedSliceGrad", _slice_grad_np, jax_impl=_slice_grad_jax,
+    grad=lambda g, ans, dy, shape, key: bind(STRIDED_SLICE, g, key=key))
+STRIDED_SLICE = defop(
+    "StridedSlice", lambda xp, x, key: x[key], check=_check_key,
+    grad=lambda g, ans, x, key: bind(STRIDED_SLICE_GRAD, g, shape=tuple(x.shape), key=key))
 
 
 def _norm(k):

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
+from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework.tensor import EagerTensor
 from tensorlet._src.ops import shapes
-from tensorlet._src.ops._helpers import binary, same_dtype, t
-from tensorlet._src.ops.registry import NONDIFF, bind, defop, tf_export
+from tensorlet._src.ops._helpers import binary, same_dtype, scalar_like, t
+from tensorlet._src.ops.registry import NONDIFF, bind, bind2, defop, tf_export, xpfn
 
 D = _dt
+_OBJECT = np.dtype(object)
 ARITH = D.NUMERIC  # TF's AddV2/Mul/Sub allowed types
 SIGNED = D.FLOATS + D.SIGNED_INTS + D.COMPLEX
 REAL = D.REALS
@@ -24,22 +27,50 @@ def _int_divisor_check(op_name):
     return check
 
 
-ADD = defop("AddV2", lambda xp, x, y: xp.add(x, y), dtypes=ARITH, shape=shapes.broadcast)
-SUB = defop("Sub", lambda xp, x, y: xp.subtract(x, y), dtypes=ARITH, shape=shapes.broadcast)
-MUL = defop("Mul", lambda xp, x, y: xp.multiply(x, y), dtypes=ARITH, shape=shapes.broadcast)
-REALDIV = defop("RealDiv", lambda xp, x, y: xp.divide(x, y).astype(x.dtype, copy=False), dtypes=ARITH,
-                shape=shapes.broadcast, quiet=True)
+def _conj(x):
+    return T.math.conj(x) if x.dtype.is_complex else x
+
+
+ADD = defop("AddV2", xpfn("add"), dtypes=ARITH, shape=shapes.broadcast,
+            grad=lambda g, ans, x, y: (T.unbroadcast(g, x), T.unbroadcast(g, y)))
+SUB = defop("Sub", xpfn("subtract"), dtypes=ARITH, shape=shapes.broadcast,
+            grad=lambda g, ans, x, y: (T.unbroadcast(g, x), T.unbroadcast(-g, y)))
+MUL = defop("Mul", xpfn("multiply"), dtypes=ARITH, shape=shapes.broadcast,
+            grad=lambda g, ans, x, y: (T.unbroadcast(g * _conj(y), x), T.unbroadcast(_conj(x) * g, y)))
+REALDIV = defop("RealDiv", xpfn("divide"), dtypes=ARITH, shape=shapes.broadcast, quiet=True,
+                grad=lambda g, ans, x, y: (T.unbroadcast(g / _conj(y), x),
+                                           T.unbroadcast(g * _conj(-x / y / y), y)))
 DIVNONAN = defop("DivNoNan", lambda xp, x, y: xp.where(y == 0, xp.zeros_like(x), x / xp.where(y == 0, 1, y)
                                                        ).astype(x.dtype, copy=False),
-                 dtypes=D.INEXACT, shape=shapes.broadcast, quiet=True)
-FLOORDIV = defop("FloorDiv", lambda xp, x, y: xp.floor_divide(x, y), dtypes=REAL, shape=shapes.broadcast,
+                 dtypes=D.INEXACT, shape=shapes.broadcast, quiet=True,
+                 grad=lambda g, ans, x, y: (T.unbroadcast(T.math.divide_no_nan(g, y), x),
+                                            T.unbroadcast(g * T.math.divide_no_nan(T.math.divide_no_nan(-x, y), y), y)))
+FLOORDIV = defop("FloorDiv", xpfn("floor_divide"), dtypes=REAL, shape=shapes.broadcast,
                  check=_int_divisor_check("FloorDiv"), quiet=True, grad=NONDIFF)
-FLOORMOD = defop("FloorMod", lambda xp, x, y: xp.mod(x, y), dtypes=REAL, shape=shapes.broadcast,
-                 check=_int_divisor_check("FloorMod"), quiet=True)
-MAXIMUM = defop("Maximum", lambda xp, x, y: xp.maximum(x, y), dtypes=REAL, shape=shapes.broadcast)
-MINIMUM = defop("Minimum", lambda xp, x, y: xp.minimum(x, y), dtypes=REAL, shape=shapes.broadcast)
+FLOORMOD = defop("FloorMod", xpfn("mod"), dtypes=REAL, shape=shapes.broadcast,
+                 check=_int_divisor_check("FloorMod"), quiet=True,
+                 grad=lambda g, ans, x, y: (T.unbroadcast(g, x), T.unbroadcast(-g * T.math.floordiv(x, y), y)))
+
+
+def _select_grad(mask_fn):
+    def grad(g, ans, x, y):
+        mask = mask_fn(x, y)
+        zeros = T.zeros_like(g)
+        return T.unbroadcast(T.where(mask, g, zeros), x), T.unbroadcast(T.where(mask, zeros, g), y)
+    return grad
+
+
+MAXIMUM = defop("Maximum", xpfn("maximum"), dtypes=REAL, shape=shapes.broadcast,
+                grad=_select_grad(lambda x, y: T.greater_equal(x, y)))
+MINIMUM = defop("Minimum", xpfn("minimum"), dtypes=REAL, shape=shapes.broadcast,
+                grad=_select_grad(lambda x, y: T.less_equal(x, y)))
+def _sqdiff_grad(g, ans, x, y):
+    gx = g * T.cast(2, g.dtype) * _conj(x - y)
+    return T.unbroadcast(gx, x), T.unbroadcast(-gx, y)
+
+
 SQDIFF = defop("SquaredDifference", lambda xp, x, y: xp.square(x - y) if x.dtype.kind != "c"
-               else (x - y) * xp.conj(x - y), dtypes=ARITH, shape=shapes.broadcast)
+               else (x - y) * xp.conj(x - y), dtypes=ARITH, shape=shapes.broadcast, grad=_sqdiff_grad)
 
 
 def _check_pow(x, y):
@@ -48,21 +79,40 @@ def _check_pow(x, y):
 
 
 MULNONAN = defop("MulNoNan", lambda xp, x, y: xp.where(y == 0, xp.zeros_like(x), x * y), dtypes=D.INEXACT,
-                 shape=shapes.broadcast, quiet=True)
-POW = defop("Pow", lambda xp, x, y: xp.power(x, y), dtypes=D.FLOATS + (D.int8, D.int16, D.int32, D.int64)
-            + D.COMPLEX, shape=shapes.broadcast, check=_check_pow, quiet=True)
+                 shape=shapes.broadcast, quiet=True,
+                 grad=lambda g, ans, x, y: (T.unbroadcast(T.math.multiply_no_nan(g, y), x),
+                                            T.unbroadcast(T.math.multiply_no_nan(x, g), y)))
+
+
+def _pow_grad(g, z, x, y):
+    gx = g * y * T.pow(x, y - T.cast(1, y.dtype))
+    if x.dtype.is_complex:
+        mask = T.not_equal(x, T.cast(0, x.dtype))
+    else:
+        mask = T.greater(x, T.cast(0, x.dtype))
+    safe_x = T.where(mask, x, T.ones_like(x))
+    log_x = T.where(mask, T.math.log(safe_x), T.zeros_like(x))
+    return T.unbroadcast(gx, x), T.unbroadcast(g * z * log_x, y)
+POW = defop("Pow", xpfn("power"), dtypes=D.FLOATS + (D.int8, D.int16, D.int32, D.int64)
+            + D.COMPLEX, shape=shapes.broadcast, check=_check_pow, quiet=True, grad=_pow_grad)
 
 
 @tf_export("math.add", "add")
 def add(x, y, name=None):
     """x + y elementwise, with broadcasting.  ``tf.add([1, 2], 3)`` -> ``[4, 5]``."""
-    if x.__class__ is EagerTensor and y.__class__ is EagerTensor and x._v.dtype == y._v.dtype \
-            and x._v.dtype.kind != "O":
-        return bind(ADD, x, y)
+    if x.__class__ is EagerTensor:
+        d = x._v.dtype
+        if y.__class__ is EagerTensor:
+            if d is y._v.dtype and d is not _OBJECT:
+                return bind2(ADD, x, y)
+        elif y.__class__ is float or y.__class__ is int:
+            ys = scalar_like(y, d)
+            if ys is not None:
+                return bind2(ADD, x, ys)
     x, y = same_dtype("AddV2", x, y)
     if x.dtype is D.string:
         return bind(STRING_ADD, x, y)
-    return bind(ADD, x, y)
+    return bind2(ADD, x, y)
 
 
 STRING_ADD = defop("Add", lambda xp, x, y: np.char.add(x.astype(bytes), y.astype(bytes)).astype(object)
@@ -93,12 +143,16 @@ def multiply_no_nan(x, y, name=None):
 @tf_export("math.truediv", "truediv")
 def truediv(x, y, name=None):
     """TF's ``/``: integers are cast to float first (int8/16 -> float32, int32/64 -> float64)."""
+    if x.__class__ is EagerTensor and y.__class__ is EagerTensor:
+        d = x._v.dtype
+        if d is y._v.dtype and d.kind in "fc":
+            return bind2(REALDIV, x, y)
     x, y = same_dtype("RealDiv", x, y)
     d = x.dtype
     if d._kind in "iu":
         ft = _dt.result_type_of_truediv(d)
         x, y = cast(x, ft), cast(y, ft)
-    return bind(REALDIV, x, y)
+    return bind2(REALDIV, x, y)
 
 
 @tf_export("math.divide", "divide")
@@ -156,12 +210,12 @@ def _cmp(name, fn, dtypes):
     return defop(name, fn, dtypes=dtypes, shape=shapes.broadcast_bool, grad=NONDIFF)
 
 
-LESS = _cmp("Less", lambda xp, x, y: xp.less(x, y), REAL)
-LESS_EQUAL = _cmp("LessEqual", lambda xp, x, y: xp.less_equal(x, y), REAL)
-GREATER = _cmp("Greater", lambda xp, x, y: xp.greater(x, y), REAL)
-GREATER_EQUAL = _cmp("GreaterEqual", lambda xp, x, y: xp.greater_equal(x, y), REAL)
-EQUAL = _cmp("Equal", lambda xp, x, y: xp.equal(x, y), None)
-NOT_EQUAL = _cmp("NotEqual", lambda xp, x, y: xp.not_equal(x, y), None)
+LESS = _cmp("Less", xpfn("less"), REAL)
+LESS_EQUAL = _cmp("LessEqual", xpfn("less_equal"), REAL)
+GREATER = _cmp("Greater", xpfn("greater"), REAL)
+GREATER_EQUAL = _cmp("GreaterEqual", xpfn("greater_equal"), REAL)
+EQUAL = _cmp("Equal", xpfn("equal"), None)
+NOT_EQUAL = _cmp("NotEqual", xpfn("not_equal"), None)
 
 
 @tf_export("math.less", "less")
@@ -200,9 +254,9 @@ def _logical(name, fn):
     return defop(name, fn, dtypes=(D.bool,), shape=shapes.broadcast, grad=NONDIFF)
 
 
-LOGICAL_AND = _logical("LogicalAnd", lambda xp, x, y: xp.logical_and(x, y))
-LOGICAL_OR = _logical("LogicalOr", lambda xp, x, y: xp.logical_or(x, y))
-LOGICAL_NOT = defop("LogicalNot", lambda xp, x: xp.logical_not(x), dtypes=(D.bool,), shape=shapes.same,
+LOGICAL_AND = _logical("LogicalAnd", xpfn("logical_and"))
+LOGICAL_OR = _logical("LogicalOr", xpfn("logical_or"))
+LOGICAL_NOT = defop("LogicalNot", xpfn("logical_not"), dtypes=(D.bool,), shape=shapes.same,
                     grad=NONDIFF)
 
 
@@ -242,14 +296,14 @@ def _bitwise(name, fn):
     return defop(name, fn, dtypes=D.INTS, shape=shapes.broadcast, grad=NONDIFF)
 
 
-BITWISE_AND = _bitwise("BitwiseAnd", lambda xp, x, y: xp.bitwise_and(x, y))
-BITWISE_OR = _bitwise("BitwiseOr", lambda xp, x, y: xp.bitwise_or(x, y))
-BITWISE_XOR = _bitwise("BitwiseXor", lambda xp, x, y: xp.bitwise_xor(x, y))
+BITWISE_AND = _bitwise("BitwiseAnd", xpfn("bitwise_and"))
+BITWISE_OR = _bitwise("BitwiseOr", xpfn("bitwise_or"))
+BITWISE_XOR = _bitwise("BitwiseXor", xpfn("bitwise_xor"))
 LEFT_SHIFT = _bitwise("LeftShift", lambda xp, x, y: xp.left_shift(x, xp.clip(y, 0, x.dtype.itemsize * 8 - 1)
                                                                    ).astype(x.dtype, copy=False))
 RIGHT_SHIFT = _bitwise("RightShift", lambda xp, x, y: xp.right_shift(x, xp.clip(y, 0, x.dtype.itemsize * 8 - 1)
                                                                      ).astype(x.dtype, copy=False))
-INVERT = defop("Invert", lambda xp, x: xp.invert(x), dtypes=D.INTS, shape=shapes.same, grad=NONDIFF)
+INVERT = defop("Invert", xpfn("invert"), dtypes=D.INTS, shape=shapes.same, grad=NONDIFF)
 
 
 @tf_export("bitwise.bitwise_and")
@@ -290,7 +344,13 @@ def _cast_kernel(xp, x, dtype):
     return x.astype(dtype)
 
 
-CAST = defop("Cast", _cast_kernel, quiet=True,
+def _cast_grad(g, ans, x, dtype):
+    if x.dtype._kind in "fc" and ans.dtype._kind in "fc":
+        return cast(g, x.dtype)
+    return None
+
+
+CAST = defop("Cast", _cast_kernel, quiet=True, grad=_cast_grad,
              dtypes=tuple(d for d in D.ALL if d._kind not in "sr"))
 
 
@@ -308,10 +368,21 @@ def cast(x, dtype, name=None):
 
 
 def _saturate_kernel(xp, x, dtype):
+    """Clamp into ``dtype``'s range, then cast.  For float input the bounds are the nearest floats inside the
+    range (float32 cannot hold 2**31 - 1: the upper bound becomes 2147483520), as TF does."""
     info = np.iinfo(dtype) if np.dtype(dtype).kind in "iu" else None
     if info is not None:
-        x = xp.clip(x, max(info.min, -np.inf), info.max) if x.dtype.kind == "f" else \
-            xp.clip(x.astype(np.float64) if x.dtype.kind == "u" and info.min < 0 else x, info.min, info.max)
+        if x.dtype.kind == "f" or x.dtype == ml_dtypes.bfloat16:
+            ft = x.dtype.type
+            lo, hi = ft(info.min), ft(info.max)
+            if float(lo) < info.min:
+                lo = np.nextafter(lo, ft(0))
+            if float(hi) > info.max:
+                hi = np.nextafter(hi, ft(0))
+            x = xp.clip(x, lo, hi)
+        elif x.dtype.kind in "iu":
+            src = np.iinfo(x.dtype)
+            x = xp.clip(x, max(info.min, src.min), min(info.max, src.max)).astype(x.dtype)
     return x.astype(dtype)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
+from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.ops._helpers import same_dtype
@@ -30,8 +31,43 @@ def _matmul_kernel(xp, a, b, transpose_a=False, transpose_b=False, adjoint_a=Fal
     return xp.matmul(a, b)
 
 
-MATMUL = defop("MatMul", _matmul_kernel, dtypes=MATMUL_TYPES)
-BATCH_MATMUL = defop("BatchMatMulV3", _matmul_kernel, dtypes=MATMUL_TYPES)
+def _matmul_grad(g, ans, a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False):
+    """TF's MatMul gradient (complex inputs use adjoints), summed over broadcast batch dims."""
+    ta, tb = transpose_a or adjoint_a, transpose_b or adjoint_b
+    cplx = a.dtype.is_complex
+    # flags for "use the adjoint" (conjugate transpose) where TF's real formula transposes
+    kw = "adjoint" if cplx else "transpose"
+
+    def mm(x, y, fx=False, fy=False):
+        return matmul(x, y, **{f"{kw}_a": fx, f"{kw}_b": fy})
+
+    if not ta and not tb:
+        ga, gb = mm(g, b, fy=True), mm(a, g, fx=True)
+    elif not ta and tb:
+        ga, gb = mm(g, b), mm(g, a, fx=True)
+    elif ta and not tb:
+        ga, gb = mm(b, g, fy=True), mm(a, g)
+    else:
+        ga, gb = mm(b, g, fx=True, fy=True), mm(g, a, fx=True, fy=True)
+    if cplx and (transpose_a and not adjoint_a):
+        ga = T.math.conj(ga)
+    if cplx and (transpose_b and not adjoint_b):
+        gb = T.math.conj(gb)
+    return _unbroadcast_batch(ga, a), _unbroadcast_batch(gb, b)
+
+
+def _unbroadcast_batch(g, x):
+    if tuple(g.shape) == tuple(x.shape):
+        return g
+    lead = len(g.shape) - len(x.shape)
+    axes = list(range(lead)) + [lead + i for i, d in enumerate(x.shape[:-2]) if d == 1 and g.shape[lead + i] != 1]
+    if axes:
+        g = T.reduce_sum(g, axis=axes)
+    return T.reshape(g, x.shape)
+
+
+MATMUL = defop("MatMul", _matmul_kernel, dtypes=MATMUL_TYPES, grad=_matmul_grad)
+BATCH_MATMUL = defop("BatchMatMulV3", _matmul_kernel, dtypes=MATMUL_TYPES, grad=_matmul_grad)
 
 
 @tf_export("linalg.matmul", "matmul")

@@ -1,1 +1,486 @@
-"""(family nn_pool: being written)"""
+"""Pooling: ``tf.nn.max_pool*``, ``avg_pool*``, ``max_pool_with_argmax``, ``pool`` and the pooling gradients.
+
+TF's semantics: max pooling ignores padding and NaN (a window's result is at least the
+dtype's lowest finite value); average pooling with SAME padding averages over the valid
+(non-padded) elements only.  ``MaxPoolGrad`` routes each gradient to the first maximal
+element of its window in row-major order.  Attrs mirror TF's: full-rank ``ksize`` and
+``strides``, ``padding`` (``"EXPLICIT"`` with ``explicit_paddings`` for MaxPool) and
+``data_format``.
+
+The NumPy kernels loop over the (few) window positions with whole-array ufuncs on
+strided views; the lowerings use ``jax.lax.reduce_window`` (forward) or share the
+``xp`` kernels (gradients, argmax).
+"""
+
+from __future__ import annotations
+
+import collections
+
+import ml_dtypes
+import numpy as np
+
+from tensorlet._src.framework import dtypes as _dt
+from tensorlet._src.framework import errors
+from tensorlet._src.ops._helpers import t, to_shape_tuple
+from tensorlet._src.ops.nn_conv import (
+    from_last,
+    full_seq,
+    jit_lowering,
+    out_size,
+    pad_spatial,
+    padding_arg,
+    pads_for,
+    positions,
+    known,
+    shape_of,
+    spatial_axes,
+    to_last,
+)
+from tensorlet._src.ops.registry import bind, defop, tf_export
+
+D = _dt
+MAXPOOL_TYPES = (D.float16, D.bfloat16, D.float32, D.float64, D.int32, D.int64, D.uint8, D.int16, D.int8, D.uint16)
+MAXGRAD_TYPES = (D.float32, D.float64, D.int32, D.uint8, D.int16, D.int8, D.int64, D.bfloat16, D.uint16, D.float16,
+                 D.uint32, D.uint64)
+FLOATS = (D.float16, D.bfloat16, D.float32, D.float64)
+_LOW = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+
+
+def _is_float(dt):
+    return np.dtype(dt).kind == "f" or np.dtype(dt) == np.dtype(ml_dtypes.bfloat16)
+
+
+def _lowest(dt):
+    """TF's initial value of a max: the lowest finite value of the dtype."""
+    dt = np.dtype(dt)
+    return dt.type(ml_dtypes.finfo(dt).min if _is_float(dt) else np.iinfo(dt).min)
+
+
+def _window(x_shape, ksize, strides, padding, explicit_paddings, data_format):
+    nd = len(x_shape) - 2
+    cf = data_format.startswith("NC")
+    ax = spatial_axes(nd, cf)
+    sizes = tuple(x_shape[a] for a in ax)
+    k = tuple(ksize[a] for a in ax)
+    s = tuple(strides[a] for a in ax)
+    pads = pads_for(padding, explicit_paddings, sizes, k, s, (1,) * nd, cf)
+    osz = tuple(out_size(n, ki, si, 1, lo, hi) for n, ki, si, (lo, hi) in zip(sizes, k, s, pads))
+    return cf, sizes, k, s, pads, osz
+
+
+def _counts(sizes, k, s, pads, osz, cf):
+    """How many valid (non-padded) inputs each window covers, shaped to broadcast against the output."""
+    c = np.ones(())
+    for n, ki, si, (lo, _), o in zip(sizes, k, s, pads, osz):
+        start = np.arange(o) * si - lo
+        c = np.multiply.outer(c, np.minimum(start + ki, n) - np.maximum(start, 0))
+    c = np.maximum(c, 1)
+    return c.reshape((1, 1) + osz if cf else (1,) + osz + (1,))
+
+
+def _full_pads(pads, cf):
+    return [(0, 0), (0, 0)] + list(pads) if cf else [(0, 0)] + list(pads) + [(0, 0)]
+
+
+def _add_at(xp, a, index, v):
+    """a[index] += v for an index of strided slices (from ``positions``); dense padding under jax, not a scatter."""
+    if xp is np:
+        a[index] += v
+        return a
+    from jax import lax
+
+    cfg = [(0, 0, 0)]
+    for sl, n, o in zip(index[1:], a.shape[1:-1], v.shape[1:-1]):
+        cfg.append((sl.start, n - (sl.start + (o - 1) * sl.step + 1), sl.step - 1))
+    cfg.append((0, 0, 0))
+    return a + lax.pad(v.astype(a.dtype), xp.zeros((), a.dtype), cfg)
+
+
+# --- forward kernels -------------------------------------------------------------------------
+
+def _max_kernel(xp, x, ksize, strides, padding, explicit_paddings=(), data_format="NHWC"):
+    cf, _, k, s, pads, osz = _window(x.shape, ksize, strides, padding, explicit_paddings, data_format)
+    xl = to_last(np, x, cf)
+    low = _lowest(x.dtype)
+    xpad = pad_spatial(np, xl, pads, low)
+    out = np.full((x.shape[0],) + osz + (xl.shape[-1],), low, x.dtype)
+    if out.size:
+        for sl in positions(k, s, (1,) * len(k), osz):
+            np.fmax(out, xpad[sl], out=out)  # fmax: NaN never wins (TF's comparison-based max)
+    return from_last(np, out, cf)
+
+
+def _jax_max(xp, x, ksize, strides, padding, explicit_paddings=(), data_format="NHWC"):
+    from jax import lax
+
+    cf, _, _, _, pads, _ = _window(x.shape, ksize, strides, padding, explicit_paddings, data_format)
+    low = _lowest(x.dtype)
+    if _is_float(x.dtype):
+        x = xp.where(xp.isnan(x), low, x)
+    kk, st = [1] * x.ndim, [1] * x.ndim
+    for a in spatial_axes(x.ndim - 2, cf):
+        kk[a], st[a] = ksize[a], strides[a]
+    return lax.reduce_window(x, xp.asarray(low, x.dtype), lax.max, tuple(kk), tuple(st), _full_pads(pads, cf))
+
+
+def _avg_kernel(xp, x, ksize, strides, padding, data_format="NHWC"):
+    cf, sizes, k, s, pads, osz = _window(x.shape, ksize, strides, padding, (), data_format)
+    work = np.float32 if x.dtype in _LOW else x.dtype
+    xpad = pad_spatial(np, to_last(np, x, cf).astype(work, copy=False), pads)
+    acc = np.zeros((x.shape[0],) + osz + (xpad.shape[-1],), work)
+    if acc.size:
+        for sl in positions(k, s, (1,) * len(k), osz):
+            acc += xpad[sl]
+    out = acc / _counts(sizes, k, s, pads, osz, False).astype(work)
+    return from_last(np, out.astype(x.dtype, copy=False), cf)
+
+
+def _jax_avg(xp, x, ksize, strides, padding, data_format="NHWC"):
+    from jax import lax
+
+    cf, sizes, k, s, pads, osz = _window(x.shape, ksize, strides, padding, (), data_format)
+    work = np.float32 if x.dtype in _LOW else x.dtype
+    kk, st = [1] * x.ndim, [1] * x.ndim
+    for a, ki, si in zip(spatial_axes(len(k), cf), k, s):
+        kk[a], st[a] = ki, si
+    acc = lax.reduce_window(x.astype(work), xp.asarray(0, work), lax.add, tuple(kk), tuple(st), _full_pads(pads, cf))
+    return (acc / _counts(sizes, k, s, pads, osz, cf).astype(work)).astype(x.dtype)
+
+
+# --- selection (max pool gradient and argmax), shared by NumPy and jax --------------------------
+
+def _select(xp, xl, sizes, k, s, pads, osz):
+    """Per window: the first (row-major) maximal valid element -- its value and kernel-position index."""
+    nd = len(k)
+    low = -np.inf if _is_float(xl.dtype) else _lowest(xl.dtype)
+    xpad = pad_spatial(xp, xl, pads, low)
+    valid = np.pad(np.ones((1,) + sizes + (1,), bool), _full_pads(pads, False))
+    pos = positions(k, s, (1,) * nd, osz)
+    best, bvalid = xpad[pos[0]], valid[pos[0]]
+    idx = xp.zeros(best.shape, np.int32)
+    for i in range(1, len(pos)):
+        v, vv = xpad[pos[i]], valid[pos[i]]
+        better = (v > best) | (vv & ~bvalid)
+        best = xp.where(better, v, best)
+        idx = xp.where(better, np.int32(i), idx)
+        bvalid = bvalid | vv
+    return best, idx, pos
+
+
+def _max_grad_kernel(xp, x, y, g, ksize, strides, padding, explicit_paddings=(), data_format="NHWC"):
+    cf, sizes, k, s, pads, osz = _window(x.shape, ksize, strides, padding, explicit_paddings, data_format)
+    xl, gl = to_last(xp, x, cf), to_last(xp, g, cf)
+    psz = tuple(n + lo + hi for n, (lo, hi) in zip(sizes, pads))
+    dxp = xp.zeros((x.shape[0],) + psz + (xl.shape[-1],), g.dtype)
+    if gl.size:
+        _, idx, pos = _select(xp, xl, sizes, k, s, pads, osz)
+        zero = xp.zeros((), g.dtype)
+        for i, sl in enumerate(pos):
+            dxp = _add_at(xp, dxp, sl, xp.where(idx == i, gl, zero))
+    crop = (slice(None),) + tuple(slice(lo, lo + n) for n, (lo, _) in zip(sizes, pads))
+    return from_last(xp, dxp[crop], cf)
+
+
+def _avg_grad_kernel(xp, g, orig_input_shape, ksize, strides, padding, data_format="NHWC"):
+    cf, sizes, k, s, pads, osz = _window(tuple(orig_input_shape), ksize, strides, padding, (), data_format)
+    work = np.float32 if g.dtype in _LOW else g.dtype
+    q = to_last(xp, g, cf).astype(work) / _counts(sizes, k, s, pads, osz, False).astype(work)
+    psz = tuple(n + lo + hi for n, (lo, hi) in zip(sizes, pads))
+    c = orig_input_shape[1 if cf else -1]
+    dxp = xp.zeros((orig_input_shape[0],) + psz + (c,), work)
+    if q.size:
+        for sl in positions(k, s, (1,) * len(k), osz):
+            dxp = _add_at(xp, dxp, sl, q)
+    crop = (slice(None),) + tuple(slice(lo, lo + n) for n, (lo, _) in zip(sizes, pads))
+    return from_last(xp, dxp[crop].astype(g.dtype), cf)
+
+
+def _argmax_kernel(xp, x, ksize, strides, padding, Targmax=np.int64, include_batch_in_index=False):  # noqa: N803
+    _, sizes, k, s, pads, osz = _window(x.shape, ksize, strides, padding, (), "NHWC")
+    n_b, c = x.shape[0], x.shape[-1]
+    out_shape = (n_b,) + osz + (c,)
+    if 0 in out_shape:
+        return xp.zeros(out_shape, x.dtype), xp.zeros(out_shape, Targmax)
+    best, idx, pos = _select(xp, x, sizes, k, s, pads, osz)
+    mult = [int(np.prod(sizes[j + 1:])) for j in range(len(sizes))]  # flat strides of the spatial dims
+    lin = np.zeros((1,) + osz + (1,), np.int64)
+    for j, (o, sj, (lo, _)) in enumerate(zip(osz, s, pads)):
+        shape = [1] * (len(osz) + 2)
+        shape[j + 1] = o
+        lin = lin + ((np.arange(o) * sj - lo) * mult[j]).reshape(shape)
+    koff = np.array([sum(int(sl[j + 1].start) * mult[j] for j in range(len(sizes))) for sl in pos], np.int64)
+    flat = (lin + xp.take(xp.asarray(koff), idx)) * c + np.arange(c, dtype=np.int64)
+    if include_batch_in_index:
+        flat = flat + (np.arange(n_b, dtype=np.int64) * (int(np.prod(sizes)) * c)).reshape((n_b,) + (1,) * (x.ndim - 1))
+    return best, flat.astype(Targmax)
+
+
+# --- checks ------------------------------------------------------------------------------------
+
+_FORMATS = {2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}
+_SIDES = {2: (("Top", "Bottom"), ("Left", "Right"))}
+
+
+def _bad_attr(op, attr, value, allowed):
+    listed = ", ".join(f'"{a}"' for a in allowed)
+    return errors.invalid_argument(op, f'Value for attr \'{attr}\' of "{value}" is not in the list of allowed '
+                                       f"values: {listed}")
+
+
+def _check_window(op, nd, x_shape, ksize, strides, padding, explicit_paddings, data_format, paddings):
+    n = nd + 2
+    if padding not in paddings:
+        raise _bad_attr(op, "padding", padding, paddings)
+    if data_format not in _FORMATS[nd]:
+        raise _bad_attr(op, "data_format", data_format, _FORMATS[nd])
+    if len(x_shape) != n:
+        raise errors.invalid_argument(op, f"input must be {n}-dimensional: {errors.shape_str(x_shape)}")
+    for name, v in (("ksize", ksize), ("stride", strides)):
+        if len(v) != n:
+            raise errors.invalid_argument(op, f"Sliding window {name} field must specify {n} dimensions")
+        if any(e <= 0 for e in v):
+            raise errors.invalid_argument(op, f"Sliding window {name} must be positive. The specified or inferred "
+                                              f"{name} is: {','.join(map(str, v))}")
+    cf = data_format.startswith("NC")
+    c_ax = 1 if cf else n - 1
+    if ksize[0] != 1 or strides[0] != 1:
+        raise errors.op_error(errors.UnimplementedError, op, "Pooling is not yet supported on the batch dimension.")
+    if ksize[c_ax] != 1:
+        raise errors.op_error(errors.UnimplementedError, op, "MaxPooling supports exactly one of pooling across "
+                                                             "depth or pooling across width/height.")
+    if padding == "EXPLICIT":
+        ep = explicit_paddings
+        if len(ep) != 2 * n:
+            raise errors.invalid_argument(op, f"explicit_paddings attribute must contain {2 * n} values, but "
+                                              f"got: {len(ep)}")
+        if any(p < 0 for p in ep):
+            raise errors.invalid_argument(op, "All elements of explicit_paddings must be nonnegative")
+        if ep[0] or ep[1] or ep[2 * c_ax] or ep[2 * c_ax + 1]:
+            raise errors.invalid_argument(op, "Nonzero explicit padding in the batch or depth dimensions is not "
+                                              "supported")
+        for j, a in enumerate(spatial_axes(nd, cf)):
+            for side in (0, 1):
+                p = ep[2 * a + side]
+                if p >= ksize[a]:
+                    raise errors.invalid_argument(op, f"{_SIDES[2][j][side]} padding {p} needs to be smaller than "
+                                                      f"the window size {ksize[a]}")
+
+
+def _pool_check(op, nd, paddings):
+    def check(x, ksize, strides, padding, explicit_paddings=(), data_format=None):
+        _check_window(op, nd, shape_of(x), ksize, strides, padding, explicit_paddings, data_format, paddings)
+    return check
+
+
+def _expect(op, what, got, want):
+    if known(got, want) and tuple(got) != tuple(want):
+        raise errors.invalid_argument(op, f"Expected {what} shape to be {errors.shape_str(want)}, but got "
+                                          f"{errors.shape_str(got)}")
+
+
+def _out_shape(x_shape, ksize, strides, padding, explicit_paddings, data_format):
+    if not known(x_shape):
+        return (None,) * len(x_shape)
+    cf, _, _, _, _, osz = _window(x_shape, ksize, strides, padding, explicit_paddings, data_format)
+    return (x_shape[0], x_shape[1]) + osz if cf else (x_shape[0],) + osz + (x_shape[-1],)
+
+
+def _max_grad_check(op, nd, paddings):
+    def check(x, y, g, ksize, strides, padding, explicit_paddings=(), data_format=None):
+        xs = shape_of(x)
+        _check_window(op, nd, xs, ksize, strides, padding, explicit_paddings, data_format, paddings)
+        want = _out_shape(xs, ksize, strides, padding, explicit_paddings, data_format)
+        _expect(op, "orig_output", shape_of(y), want)
+        _expect(op, "grad", shape_of(g), want)
+    return check
+
+
+def _avg_grad_check(op, nd):
+    def check(g, orig_input_shape, ksize, strides, padding, data_format=None):
+        xs = tuple(orig_input_shape)
+        _check_window(op, nd, xs, ksize, strides, padding, (), data_format, ("SAME", "VALID"))
+        _expect(op, "grad", shape_of(g), _out_shape(xs, ksize, strides, padding, (), data_format))
+    return check
+
+
+def _argmax_check(x, ksize, strides, padding, Targmax=np.int64, include_batch_in_index=False):  # noqa: N803
+    _check_window("MaxPoolWithArgmax", 2, shape_of(x), ksize, strides, padding, (), "NHWC", ("SAME", "VALID"))
+
+
+# --- the primitives ----------------------------------------------------------------------------
+
+_P2 = ("SAME", "VALID", "EXPLICIT")
+_P = ("SAME", "VALID")
+
+J = jit_lowering
+F16_32 = (D.float16, D.bfloat16, D.float32)
+
+MAX_POOL = defop("MaxPool", _max_kernel, jax_impl=J(_jax_max), dtypes=MAXPOOL_TYPES,
+                 check=_pool_check("MaxPool", 2, _P2))
+MAX_POOL3D = defop("MaxPool3D", _max_kernel, jax_impl=J(_jax_max), dtypes=F16_32, check=_pool_check("MaxPool3D", 3, _P))
+AVG_POOL = defop("AvgPool", _avg_kernel, jax_impl=J(_jax_avg), dtypes=FLOATS, check=_pool_check("AvgPool", 2, _P))
+AVG_POOL3D = defop("AvgPool3D", _avg_kernel, jax_impl=J(_jax_avg), dtypes=FLOATS,
+                   check=_pool_check("AvgPool3D", 3, _P))
+# The gradient and argmax kernels are written against xp (shared by NumPy and jax.numpy).
+MAX_POOL_GRAD = defop("MaxPoolGrad", _max_grad_kernel, jax_impl=J(_max_grad_kernel), dtypes=MAXGRAD_TYPES,
+                      check=_max_grad_check("MaxPoolGrad", 2, _P2))
+MAX_POOL3D_GRAD = defop("MaxPool3DGrad", _max_grad_kernel, jax_impl=J(_max_grad_kernel), dtypes=F16_32,
+                        check=_max_grad_check("MaxPool3DGrad", 3, _P))
+AVG_POOL_GRAD = defop("AvgPoolGrad", _avg_grad_kernel, jax_impl=J(_avg_grad_kernel), dtypes=FLOATS,
+                      check=_avg_grad_check("AvgPoolGrad", 2))
+AVG_POOL3D_GRAD = defop("AvgPool3DGrad", _avg_grad_kernel, jax_impl=J(_avg_grad_kernel), dtypes=FLOATS,
+                        check=_avg_grad_check("AvgPool3DGrad", 3))
+MAX_POOL_ARGMAX = defop("MaxPoolWithArgmax", _argmax_kernel, jax_impl=J(_argmax_kernel), n_out=2,
+                        dtypes=MAXGRAD_TYPES, check=_argmax_check)
+
+
+# --- public ------------------------------------------------------------------------------------
+
+def _pool_nd(op, x, nd, ksize, strides, padding, data_format, allow_explicit):
+    cf = data_format.startswith("NC")
+    k = full_seq(ksize, nd, "ksize", cf)
+    s = full_seq(strides, nd, "strides", cf)
+    pad, ep = padding_arg(padding, nd, allow_explicit)
+    attrs = dict(ksize=k, strides=s, padding=pad, data_format=data_format)
+    if op is MAX_POOL:
+        attrs["explicit_paddings"] = ep
+    return bind(op, x, **attrs)
+
+
+def _pool1d(op, input, ksize, strides, padding, data_format, allow_explicit):  # noqa: A002
+    from tensorlet._src.ops.indexing import getitem
+
+    if data_format not in ("NWC", "NCW", "NHWC", "NCHW"):
+        raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
+    cf = data_format.startswith("NC")
+    x = t(input)
+    k = full_seq(ksize, 1, "ksize", cf)
+    s = full_seq(strides, 1, "strides", cf)
+    if isinstance(padding, (list, tuple)) and allow_explicit:
+        pairs = [list(p) for p in padding]
+        if len(pairs) != 3:
+            raise ValueError(f"When padding is a list, it must be of size 3. Received: padding={padding} of size "
+                             f"{len(pairs)}")
+        padding = pairs[:2] + [[0, 0]] + pairs[2:] if cf else pairs[:1] + [[0, 0]] + pairs[1:]
+    x2 = getitem(x, (Ellipsis, None, slice(None)) if cf else (Ellipsis, None, slice(None), slice(None)))
+    k2 = (1, k[1], 1, k[2]) if cf else (1, 1, k[1], 1)
+    s2 = (1, s[1], 1, s[2]) if cf else (1, 1, s[1], 1)
+    out = _pool_nd(op, x2, 2, k2, s2, padding, "NCHW" if cf else "NHWC", allow_explicit)
+    return getitem(out, (Ellipsis, 0, slice(None)) if cf else (Ellipsis, 0, slice(None), slice(None)))
+
+
+@tf_export("nn.max_pool2d")
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+    """2-D max pooling; ``padding`` may be "SAME", "VALID" or explicit pairs.
+
+    >>> max_pool2d(tf.ones([1, 4, 4, 1]), 2, 2, "VALID").shape
+    TensorShape([1, 2, 2, 1])
+    """
+    return _pool_nd(MAX_POOL, t(input), 2, ksize, strides, padding, data_format or "NHWC", True)
+
+
+@tf_export("nn.max_pool1d")
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """1-D max pooling (MaxPool over a unit height)."""
+    return _pool1d(MAX_POOL, input, ksize, strides, padding, data_format or "NWC", True)
+
+
+@tf_export("nn.max_pool3d")
+def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
+    """3-D max pooling."""
+    return _pool_nd(MAX_POOL3D, t(input), 3, ksize, strides, padding, data_format or "NDHWC", False)
+
+
+@tf_export("nn.avg_pool2d")
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+    """2-D average pooling; SAME windows average over their valid elements only.
+
+    >>> avg_pool2d(tf.ones([1, 4, 4, 1]), 2, 2, "SAME").shape
+    TensorShape([1, 2, 2, 1])
+    """
+    return _pool_nd(AVG_POOL, t(input), 2, ksize, strides, padding, data_format or "NHWC", False)
+
+
+@tf_export("nn.avg_pool1d")
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """1-D average pooling (AvgPool over a unit height)."""
+    return _pool1d(AVG_POOL, input, ksize, strides, padding, data_format or "NWC", False)
+
+
+@tf_export("nn.avg_pool3d")
+def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
+    """3-D average pooling."""
+    return _pool_nd(AVG_POOL3D, t(input), 3, ksize, strides, padding, data_format or "NDHWC", False)
+
+
+def _by_rank(x, fns, data_format):
+    x = t(x)
+    r = len(shape_of(x))
+    if r not in (3, 4, 5):
+        raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: input.shape={shape_of(x)} of rank {r}.")
+    defaults = {3: "NWC", 4: "NHWC", 5: "NDHWC"}
+    fmt = defaults[r]
+    if data_format is not None and data_format.startswith("NC"):
+        fmt = {3: "NCW", 4: "NCHW", 5: "NCDHW"}[r]
+    elif data_format is not None and data_format != fmt:
+        fmt = data_format  # let the op reject it with TF's message
+    return x, fns[r], fmt
+
+
+@tf_export("nn.max_pool")
+def max_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
+    """N-D max pooling for rank 3, 4 or 5 inputs."""
+    x, fn, fmt = _by_rank(input, {3: max_pool1d, 4: max_pool2d, 5: max_pool3d}, data_format)
+    return fn(x, ksize, strides, padding, fmt)
+
+
+@tf_export("nn.avg_pool")
+def avg_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
+    """N-D average pooling for rank 3, 4 or 5 inputs."""
+    x, fn, fmt = _by_rank(input, {3: avg_pool1d, 4: avg_pool2d, 5: avg_pool3d}, data_format)
+    return fn(x, ksize, strides, padding, fmt)
+
+
+MaxPoolWithArgmax = collections.namedtuple("MaxPoolWithArgmax", ["output", "argmax"])
+
+
+@tf_export("nn.max_pool_with_argmax")
+def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", output_dtype=_dt.int64,  # noqa: A002
+                         include_batch_in_index=False, name=None):
+    """Max pooling plus the flat index of each maximum: (y * width + x) * channels + c (+ batch offset)."""
+    if data_format != "NHWC":
+        raise ValueError(f"`data_format` values other  than 'NHWC' are not supported. Received: "
+                         f"data_format={data_format}")
+    k = full_seq(ksize, 2, "ksize", False)
+    s = full_seq(strides, 2, "strides", False)
+    if not isinstance(padding, str):
+        raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
+    od = _dt.as_dtype(output_dtype)
+    out, idx = bind(MAX_POOL_ARGMAX, t(input), ksize=k, strides=s, padding=padding, Targmax=od.as_numpy_dtype,
+                    include_batch_in_index=bool(include_batch_in_index))
+    return MaxPoolWithArgmax(out, idx)
+
+
+@tf_export("nn.pool")
+def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_format=None,  # noqa: A002
+         dilations=None, name=None):
+    """Generic N-D "MAX" or "AVG" pooling (dilations of 1 only)."""
+    x = t(input)
+    w = [int(v) for v in to_shape_tuple(window_shape)]
+    nd = len(w)
+    if pooling_type not in ("MAX", "AVG"):
+        raise ValueError(f"{nd}-D {pooling_type} pooling is not supported.")
+    s = [1] * nd if strides is None else [int(v) for v in to_shape_tuple(strides)]
+    d = [1] * nd if dilations is None else [int(v) for v in to_shape_tuple(dilations)]
+    if any(v < 1 for v in d):
+        raise ValueError(f"all values of `dilation_rate` must be positive. Received: dilation_rate={d}")
+    if any(v > 1 for v in d):
+        if padding == "SAME":
+            raise ValueError(f"pooling with 'SAME' padding is not implemented for `dilation_rate` > 1. Received: "
+                             f"padding={padding} and dilation_rate={d}")
+        if any(v > 1 for v in s):
+            raise ValueError(f"`strides` > 1 not supported in conjunction with `dilation_rate` > 1. Received: "
+                             f"strides={s} and dilation_rate={d}")
+        raise NotImplementedError("tensorlet does not implement tf.nn.pool with dilations > 1 yet")
+    fn = max_pool if pooling_type == "MAX" else avg_pool
+    return fn(x, w, s, padding, data_format)

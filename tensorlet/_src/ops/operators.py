@@ -8,24 +8,11 @@ from __future__ import annotations
 
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
-from tensorlet._src.framework.tensor import EagerTensor, Tensor
+from tensorlet._src.framework.tensor import Tensor
 from tensorlet._src.ops import math_binary as mb
 from tensorlet._src.ops import math_unary as mu
 from tensorlet._src.ops.indexing import getitem
 from tensorlet._src.ops.matmul import matmul
-from tensorlet._src.ops.registry import bind
-
-
-def _sub(x, y):
-    if x.__class__ is EagerTensor and y.__class__ is EagerTensor and x._v.dtype == y._v.dtype:
-        return bind(mb.SUB, x, y)
-    return mb.subtract(x, y)
-
-
-def _mul(x, y):
-    if x.__class__ is EagerTensor and y.__class__ is EagerTensor and x._v.dtype == y._v.dtype:
-        return bind(mb.MUL, x, y)
-    return mb.multiply(x, y)
 
 
 def _is_bool(x):
@@ -86,8 +73,8 @@ def _swap(f):
 
 _OPS = {
     "__add__": mb.add, "__radd__": _swap(mb.add),
-    "__sub__": _sub, "__rsub__": _swap(mb.subtract),
-    "__mul__": _mul, "__rmul__": _swap(mb.multiply),
+    "__sub__": mb.subtract, "__rsub__": _swap(mb.subtract),
+    "__mul__": mb.multiply, "__rmul__": _swap(mb.multiply),
     "__truediv__": mb.truediv, "__rtruediv__": _swap(mb.truediv),
     "__floordiv__": mb.floordiv, "__rfloordiv__": _swap(mb.floordiv),
     "__mod__": mb.floormod, "__rmod__": _swap(mb.floormod),

@@ -1,1 +1,384 @@
-"""(family reduce: being written)"""
+"""Reductions: sum, mean, max/min, prod, any/all, euclidean norm, argmax/argmin, and the composites
+logsumexp, variance, std and count_nonzero.
+
+Axes are normalized in the public functions to a tuple of non-negative ints (or ``None`` for
+"all"), so every kernel sees plain Python attrs.  Half-precision sums and means accumulate in
+float32 as TF's kernels do; integer means truncate toward zero without overflowing, as TF's do.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import ml_dtypes
+import numpy as np
+
+from tensorlet._src.framework import dtypes as _dt
+from tensorlet._src.framework import errors
+from tensorlet._src.framework.tensor import Tensor
+from tensorlet._src.framework.tensor_shape import TensorShape
+from tensorlet._src.ops import shapes
+from tensorlet._src.ops._helpers import static, t
+from tensorlet._src.ops.registry import EXPORTS, NONDIFF, bind, defop, tf_export
+
+D = _dt
+_BF16 = np.dtype(ml_dtypes.bfloat16)
+_LOWP = (np.dtype(np.float16), _BF16)  # accumulate in float32
+MINMAX_TYPES = D.REALS
+ARG_TYPES = D.REALS + (D.bool,)
+ARG_OUT_TYPES = (D.int16, D.uint16, D.int32, D.int64)
+
+
+def _is_float(d) -> bool:
+    return d.kind == "f" or d == _BF16
+
+
+def api(name):
+    """The public function ``tf.<name>`` (resolved at call time, so families may be defined in any order)."""
+    try:
+        mod, attr = EXPORTS[name]
+    except KeyError:
+        raise NotImplementedError(f"tensorlet does not implement tf.{name} yet") from None
+    return getattr(sys.modules.get(mod) or importlib.import_module(mod), attr)
+
+
+# --- axis handling -----------------------------------------------------------------------
+
+def _int_list(op_name, axis):
+    if isinstance(axis, Tensor):
+        if axis.dtype not in (D.int32, D.int64):
+            raise errors.invalid_argument(
+                op_name, f"Value for attr 'Tidx' of {axis.dtype.name} is not in the list of allowed values: "
+                         "int32, int64")
+    v = static(axis)
+    flat = np.asarray(v, dtype=object).ravel().tolist() if isinstance(v, (list, tuple)) else [v]
+    out = []
+    for a in flat:
+        a = static(a)
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+            raise TypeError(f"Cannot convert {v!r} to EagerTensor of dtype int32")
+        out.append(int(a))
+    return out
+
+
+def norm_axes(op_name: str, rank: int, axis):
+    """``axis`` (None, int, list, tensor) as a sorted-free tuple of non-negative ints, or None for all.
+
+    Raises TF's InvalidArgumentError for an axis outside [-rank, rank) or a duplicate axis.
+    """
+    if axis is None:
+        return None
+    out = []
+    for a in _int_list(op_name, axis):
+        if not -rank <= a < rank:
+            raise errors.invalid_argument(op_name, f"Invalid reduction dimension ({a} for input with {rank} "
+                                                   "dimension(s)")
+        a %= rank
+        if a in out:
+            raise errors.invalid_argument(
+                op_name, f"Invalid reduction arguments: Axes contains duplicate dimension: {a}")
+        out.append(a)
+    return tuple(out)
+
+
+def _count(shape, axis) -> int:
+    if axis is None:
+        return int(np.prod(shape, dtype=np.int64))
+    return int(np.prod([shape[a] for a in axis], dtype=np.int64))
+
+
+def reduce_shape(x, axis=None, keepdims=False, **_):
+    """Shape rule of a reduction: ``axis`` reduced (kept as 1 with ``keepdims``), dtype unchanged."""
+    if x.shape.rank is None:
+        return shapes.Spec(TensorShape(None), x.dtype)
+    dims = x.shape.as_list()
+    axes = range(len(dims)) if axis is None else axis
+    if keepdims:
+        out = [1 if i in axes else d for i, d in enumerate(dims)]
+    else:
+        out = [d for i, d in enumerate(dims) if i not in axes]
+    return shapes.Spec(TensorShape(out), x.dtype)
+
+
+# --- kernels -----------------------------------------------------------------------------
+
+def _sum_kernel(xp, x, axis=None, keepdims=False):
+    d = x.dtype
+    if d in _LOWP:
+        return xp.sum(x, axis=axis, dtype=np.float32, keepdims=keepdims).astype(d)
+    return xp.sum(x, axis=axis, dtype=d, keepdims=keepdims)
+
+
+def _mean_kernel(xp, x, axis=None, keepdims=False):
+    d = x.dtype
+    n = _count(x.shape, axis)
+    if d.kind in "iu":  # TF: exact sum, truncating division, no overflow in between
+        s = xp.sum(x, axis=axis, dtype=np.int64 if d.kind == "i" else np.uint64, keepdims=keepdims)
+        n = max(n, 1)
+        q = xp.sign(s) * (xp.abs(s) // n) if d.kind == "i" else s // n
+        return q.astype(d)
+    acc = np.float32 if d in _LOWP else d
+    return (xp.sum(x, axis=axis, dtype=acc, keepdims=keepdims) / n).astype(d)
+
+
+def _extreme(fname, lowest):
+    def kernel(xp, x, axis=None, keepdims=False):
+        d = x.dtype
+        if _is_float(d):
+            init = -np.inf if lowest else np.inf
+        else:
+            info = np.iinfo(d)
+            init = info.min if lowest else info.max
+        return getattr(xp, fname)(x, axis=axis, keepdims=keepdims, initial=np.array(init, d)[()])
+    return kernel
+
+
+def _prod_kernel(xp, x, axis=None, keepdims=False):
+    return xp.prod(x, axis=axis, dtype=x.dtype, keepdims=keepdims)
+
+
+def _euclid_kernel(xp, x, axis=None, keepdims=False):
+    d = x.dtype
+    if d.kind == "c":
+        return xp.sqrt(xp.sum(x * xp.conj(x), axis=axis, keepdims=keepdims)).astype(d)
+    if d.kind in "iu":  # squares and sum wrap in the integer type; the root truncates (TF)
+        s = xp.sum(x * x, axis=axis, dtype=d, keepdims=keepdims)
+        return xp.floor(xp.sqrt(s.astype(np.float64))).astype(d)
+    sq = x * x  # squared in the input type (float16 overflows to inf as in TF)
+    return xp.sqrt(xp.sum(sq, axis=axis, dtype=np.float32 if d in _LOWP else d, keepdims=keepdims)).astype(d)
+
+
+def _arg_kernel(fname, fill):
+    def kernel(xp, x, axis=0, output_type=np.int64):
+        if _is_float(x.dtype):  # TF's argmax/argmin skip NaNs
+            x = xp.where(xp.isnan(x), np.array(fill, x.dtype), x)
+        return xp.asarray(getattr(xp, fname)(x, axis=axis)).astype(output_type)
+    return kernel
+
+
+def _arg_shape(x, axis=0, output_type=np.int64, **_):
+    spec = reduce_shape(x, (axis,), False)
+    return shapes.Spec(spec.shape, D.from_numpy(np.dtype(output_type)))
+
+
+SUM = defop("Sum", _sum_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True)
+MEAN = defop("Mean", _mean_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True)
+MAX = defop("Max", _extreme("max", True), dtypes=MINMAX_TYPES, shape=reduce_shape)
+MIN = defop("Min", _extreme("min", False), dtypes=MINMAX_TYPES, shape=reduce_shape)
+PROD = defop("Prod", _prod_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True)
+ANY = defop("Any", lambda xp, x, axis=None, keepdims=False: xp.any(x, axis=axis, keepdims=keepdims),
+            dtypes=(D.bool,), shape=reduce_shape, grad=NONDIFF)
+ALL = defop("All", lambda xp, x, axis=None, keepdims=False: xp.all(x, axis=axis, keepdims=keepdims),
+            dtypes=(D.bool,), shape=reduce_shape, grad=NONDIFF)
+EUCLIDEAN_NORM = defop("EuclideanNorm", _euclid_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True)
+ARGMAX = defop("ArgMax", _arg_kernel("argmax", -np.inf), dtypes=ARG_TYPES, shape=_arg_shape, grad=NONDIFF)
+ARGMIN = defop("ArgMin", _arg_kernel("argmin", np.inf), dtypes=ARG_TYPES, shape=_arg_shape, grad=NONDIFF)
+
+
+def _reduce(op, input_tensor, axis, keepdims):
+    x = t(input_tensor)
+    return bind(op, x, axis=norm_axes(op.name, x.ndim, axis), keepdims=bool(keepdims))
+
+
+@tf_export("math.reduce_sum", "reduce_sum")
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
+    """Sum of elements over ``axis`` (all axes by default).
+
+    >>> reduce_sum([[1, 2], [3, 4]], axis=0)
+    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([4, 6], dtype=int32)>
+    """
+    return _reduce(SUM, input_tensor, axis, keepdims)
+
+
+@tf_export("math.reduce_mean", "reduce_mean")
+def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
+    """Mean over ``axis``; integer means truncate toward zero as in TF.
+
+    >>> reduce_mean([1, 2])
+    <tf.Tensor: shape=(), dtype=int32, numpy=1>
+    """
+    return _reduce(MEAN, input_tensor, axis, keepdims)
+
+
+@tf_export("math.reduce_max", "reduce_max")
+def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
+    """Maximum over ``axis`` (``-inf`` / the dtype's lowest value for an empty reduction).
+
+    >>> reduce_max([1., 5., 2.])
+    <tf.Tensor: shape=(), dtype=float32, numpy=5.0>
+    """
+    return _reduce(MAX, input_tensor, axis, keepdims)
+
+
+@tf_export("math.reduce_min", "reduce_min")
+def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
+    """Minimum over ``axis`` (``inf`` / the dtype's highest value for an empty reduction).
+
+    >>> reduce_min([1., 5., 2.])
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
+    """
+    return _reduce(MIN, input_tensor, axis, keepdims)
+
+
+@tf_export("math.reduce_prod", "reduce_prod")
+def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
+    """Product over ``axis``.
+
+    >>> reduce_prod([2, 3])
+    <tf.Tensor: shape=(), dtype=int32, numpy=6>
+    """
+    return _reduce(PROD, input_tensor, axis, keepdims)
+
+
+def _bool_input(op_name, x):
+    if isinstance(x, Tensor) or hasattr(x, "__tf_tensor__"):
+        x = t(x)
+        if x.dtype is not D.bool:
+            word = {"float32": "float", "float64": "double", "float16": "half"}.get(x.dtype.name, x.dtype.name)
+            raise errors.invalid_argument(op_name, f"cannot compute {op_name} as input #0(zero-based) was expected "
+                                                   f"to be a bool tensor but is a {word} tensor")
+        return x
+    return t(x, dtype=D.bool)
+
+
+@tf_export("math.reduce_any", "reduce_any")
+def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
+    """Logical or over ``axis``.
+
+    >>> reduce_any([True, False])
+    <tf.Tensor: shape=(), dtype=bool, numpy=True>
+    """
+    x = _bool_input("Any", input_tensor)
+    return bind(ANY, x, axis=norm_axes("Any", x.ndim, axis), keepdims=bool(keepdims))
+
+
+@tf_export("math.reduce_all", "reduce_all")
+def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
+    """Logical and over ``axis``.
+
+    >>> reduce_all([True, False])
+    <tf.Tensor: shape=(), dtype=bool, numpy=False>
+    """
+    x = _bool_input("All", input_tensor)
+    return bind(ALL, x, axis=norm_axes("All", x.ndim, axis), keepdims=bool(keepdims))
+
+
+@tf_export("math.reduce_euclidean_norm")
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(sum(x * conj(x))) over ``axis``; integer results truncate as in TF.
+
+    >>> reduce_euclidean_norm([3., 4.])
+    <tf.Tensor: shape=(), dtype=float32, numpy=5.0>
+    """
+    return _reduce(EUCLIDEAN_NORM, input_tensor, axis, keepdims)
+
+
+def _arg(op, input, axis, output_type):  # noqa: A002 - TF's argument name
+    x = t(input)
+    out = D.as_dtype(output_type)
+    if out not in ARG_OUT_TYPES:
+        raise errors.invalid_argument(op.name, f"Value for attr 'output_type' of {out.name} is not in the list of "
+                                               "allowed values: int16, uint16, int32, int64")
+    if axis is None:
+        axis = 0
+    if isinstance(axis, Tensor):
+        if axis.dtype not in (D.int32, D.int64):
+            raise TypeError("axis must be int or Tensor with integer datatype")
+        if axis.ndim != 0:
+            raise errors.invalid_argument(op.name, "dim must be a scalar, but received tensor of shape: "
+                                                   f"{errors.shape_str(axis.shape)}")
+    a = static(axis)
+    if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+        raise TypeError("axis must be int or Tensor with integer datatype")
+    a = int(a)
+    rank = x.ndim
+    if not -rank <= a < rank:
+        raise errors.invalid_argument(op.name, f"Expected dimension in the range [{-rank}, {rank}), but got {a}")
+    a %= rank
+    n = x.shape[a]
+    if n == 0:
+        raise errors.invalid_argument(op.name, f"Reduction axis {a} is empty in shape {errors.shape_str(x.shape)}")
+    return bind(op, x, axis=a, output_type=out._np)
+
+
+@tf_export("math.argmax", "argmax")
+def argmax(input, axis=None, output_type=D.int64, name=None):  # noqa: A002 - TF's argument name
+    """Index of the largest value along ``axis`` (0 by default); ties give the lowest index.
+
+    >>> argmax([[1, 5], [7, 2]])
+    <tf.Tensor: shape=(2,), dtype=int64, numpy=array([1, 0])>
+    """
+    return _arg(ARGMAX, input, axis, output_type)
+
+
+@tf_export("math.argmin", "argmin")
+def argmin(input, axis=None, output_type=D.int64, name=None):  # noqa: A002 - TF's argument name
+    """Index of the smallest value along ``axis`` (0 by default); ties give the lowest index.
+
+    >>> argmin([[1, 5], [7, 2]])
+    <tf.Tensor: shape=(2,), dtype=int64, numpy=array([0, 1])>
+    """
+    return _arg(ARGMIN, input, axis, output_type)
+
+
+# --- composites --------------------------------------------------------------------------
+
+@tf_export("math.reduce_logsumexp", "reduce_logsumexp")
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+    """log(sum(exp(x))) over ``axis``, computed stably by shifting by the (finite) maximum.
+
+    >>> reduce_logsumexp([0., 0.])
+    <tf.Tensor: shape=(), dtype=float32, numpy=0.6931471824645996>
+    """
+    x = t(input_tensor)
+    raw_max = reduce_max(x, axis, keepdims=True)
+    shift = api("stop_gradient")(api("where")(api("math.is_finite")(raw_max), raw_max, api("zeros_like")(raw_max)))
+    out = api("math.log")(reduce_sum(api("math.exp")(x - shift), axis, keepdims=keepdims))
+    if not keepdims:
+        shift = api("reshape")(shift, out.shape)
+    return out + shift
+
+
+@tf_export("math.reduce_variance")
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """Population variance over ``axis``; complex inputs give a real result.
+
+    >>> reduce_variance([1., 2., 3., 4.])
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.25>
+    """
+    x = t(input_tensor)
+    means = reduce_mean(x, axis, keepdims=True)
+    if x.dtype.is_integer:
+        raise TypeError(f"Input must be either real or complex. Received integer type {x.dtype}.")
+    diff = x - means
+    if x.dtype.is_complex:
+        sq = api("math.real")(diff * api("math.conj")(diff))
+    else:
+        sq = api("math.square")(diff)
+    return reduce_mean(sq, axis, keepdims=keepdims)
+
+
+@tf_export("math.reduce_std")
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """Population standard deviation over ``axis``.
+
+    >>> reduce_std([1., 3.])
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
+    """
+    return api("math.sqrt")(reduce_variance(input_tensor, axis, keepdims))
+
+
+@tf_export("math.count_nonzero")
+def count_nonzero(input, axis=None, keepdims=None, dtype=D.int64, name=None):  # noqa: A002 - TF's names
+    """Number of non-zero elements over ``axis`` (empty string counts as zero for strings).
+
+    >>> count_nonzero([1., 0., 2.])
+    <tf.Tensor: shape=(), dtype=int64, numpy=2>
+    """
+    from tensorlet._src.ops.math_binary import cast, not_equal
+
+    x = t(input)
+    zero = t(np.array(b"", dtype=object) if x.dtype is D.string else np.zeros((), x.dtype._np))
+    nz = cast(not_equal(x, zero), D.int64)
+    return cast(reduce_sum(nz, axis, keepdims=bool(keepdims)), dtype)

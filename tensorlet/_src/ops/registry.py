@@ -12,6 +12,9 @@ tapes.  Any other interpreter (tracing, TF1 graphs) implements ``.bind``.
 
 from __future__ import annotations
 
+import functools
+import warnings
+
 import numpy as np
 
 from tensorlet._src.framework import errors
@@ -19,7 +22,7 @@ from tensorlet._src.framework.context import ctx
 from tensorlet._src.framework.dtypes import from_numpy
 from tensorlet._src.framework.tensor import EagerTensor, _new
 
-__all__ = ["Op", "defop", "bind", "REGISTRY", "NONDIFF", "defgrad", "tf_export", "export_value", "EXPORTS"]
+__all__ = ["Op", "defop", "bind", "bind2", "xpfn", "REGISTRY", "NONDIFF", "defgrad", "tf_export", "export_value", "EXPORTS"]
 
 REGISTRY: dict[str, Op] = {}
 
@@ -30,16 +33,43 @@ NONDIFF = "nondiff"
 tape_hook = None
 
 
+# TF returns inf/nan silently where NumPy warns (log(0), x/0, overflow): silence NumPy's floating-point
+# RuntimeWarnings raised from tensorlet's kernels only -- a filter costs nothing per op, np.errstate ~0.9 us.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tensorlet\._src(\.|$)")
+
+
+class xpfn:
+    """An op kernel that is one function of the array namespace: ``defop("AddV2", xpfn("add"))``.
+
+    Eagerly the NumPy function itself is called (no Python frame in between); compiled
+    paths call ``getattr(jax.numpy, name)``.
+    """
+
+    __slots__ = ("fname",)
+
+    def __init__(self, fname: str):
+        self.fname = fname
+
+    def __call__(self, xp, *args, **kw):
+        return getattr(xp, self.fname)(*args, **kw)
+
+    def __repr__(self):
+        return f"xpfn({self.fname!r})"
+
+
 class Op:
     """One primitive.  See :func:`defop`."""
 
-    __slots__ = ("name", "impl", "jax_impl", "shape_fn", "grad", "jvp", "n_out", "np_dtypes",
+    __slots__ = ("name", "impl", "np_fn", "fast", "jax_impl", "shape_fn", "grad", "jvp", "n_out", "np_dtypes",
                  "dtypes", "check", "quiet", "doc")
 
     def __init__(self, name, impl, *, jax_impl=None, shape=None, grad=None, jvp=None, n_out=1,
                  dtypes=None, check=None, quiet=False, doc=""):
         self.name = name
         self.impl = impl
+        # the eager kernel on arrays only: the NumPy function itself, or impl with xp=np bound
+        self.np_fn = getattr(np, impl.fname) if isinstance(impl, xpfn) else functools.partial(impl, np)
+        self.fast = check is None and n_out == 1  # bind2 needs no extra step
         self.jax_impl = jax_impl
         self.shape_fn = shape
         self.grad = grad
@@ -66,13 +96,15 @@ class Op:
 def defop(name, impl, **kw) -> Op:
     """Declare a primitive.
 
-    ``impl(xp, *arrays, **attrs)`` computes the op on arrays of namespace ``xp``.
+    ``impl(xp, *arrays, **attrs)`` computes the op on arrays of namespace ``xp`` (or is an
+    ``xpfn("name")`` when it is one function of the namespace).
     Keyword arguments: ``jax_impl`` (same signature, used instead of ``impl`` when
     lowering to XLA), ``shape`` (rule for tracing), ``grad`` (``grad(g, ans, *inputs,
     **attrs)`` in tensorlet ops, or ``NONDIFF``), ``jvp``, ``n_out``, ``dtypes``
     (allowed dtypes of the first input, TF's ``T`` attr), ``check`` (extra
-    validation ``check(*inputs, **attrs)`` raising TF errors), ``quiet`` (silence
-    NumPy floating-point warnings, since TF returns inf/nan silently).
+    validation ``check(*inputs, **attrs)`` raising TF errors), ``quiet`` (documents
+    that the op yields inf/nan where NumPy would warn; every kernel is silenced by
+    the module-level warnings filter above, so it costs nothing per call).
     """
     if name in REGISTRY:
         raise ValueError(f"op {name!r} is already registered")
@@ -90,7 +122,8 @@ def defgrad(op: Op, grad) -> None:
 
 def bind(op: Op, *inputs, **attrs):
     """Run ``op`` on tensors ``inputs`` under the current interpreter."""
-    interp = ctx.interp
+    c = ctx
+    interp = c.interp
     if interp is not None:
         return interp.bind(op, inputs, attrs)
     allowed = op.np_dtypes
@@ -99,24 +132,43 @@ def bind(op: Op, *inputs, **attrs):
     if op.check is not None:
         op.check(*inputs, **attrs)
     try:
-        if op.quiet:
-            with np.errstate(all="ignore"):
-                out = op.impl(np, *[t._v for t in inputs], **attrs)
-        else:
-            out = op.impl(np, *[t._v for t in inputs], **attrs)
+        out = op.np_fn(*[t._v for t in inputs], **attrs)
     except errors.OpError:
         raise
-    except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError, np.linalg.LinAlgError,
-            MemoryError, KeyError, AttributeError) as e:
+    except _KERNEL_ERRORS as e:
         raise translate(op, inputs, attrs, e) from None
     if op.n_out == 1:
         r = _new(EagerTensor)
         r._v = out
     else:
         r = tuple(_wrap(o) for o in out)
-    if ctx.tapes and tape_hook is not None:
+    if c.tapes and tape_hook is not None:
         tape_hook(op, inputs, attrs, r)
     return r
+
+
+def bind2(op: Op, x, y):
+    """``bind(op, x, y)`` for attr-less binary ops: the eager hot path of ``a + b``."""
+    c = ctx
+    if c.interp is not None or not op.fast:
+        return bind(op, x, y)
+    xv = x._v
+    allowed = op.np_dtypes
+    if allowed is not None and xv.dtype not in allowed:
+        raise _dtype_not_allowed(op, x)
+    try:
+        out = op.np_fn(xv, y._v)
+    except _KERNEL_ERRORS as e:
+        raise translate(op, (x, y), {}, e) from None
+    r = _new(EagerTensor)
+    r._v = out
+    if c.tapes and tape_hook is not None:
+        tape_hook(op, (x, y), {}, r)
+    return r
+
+
+_KERNEL_ERRORS = (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError, np.linalg.LinAlgError,
+                  MemoryError, KeyError, AttributeError)
 
 
 def _wrap(a):
@@ -127,7 +179,7 @@ def _wrap(a):
 
 def eager_kernel(op: Op, *arrays, **attrs):
     """Call an op's NumPy kernel on raw arrays (for composite kernels and executors)."""
-    return op.impl(np, *arrays, **attrs)
+    return op.np_fn(*arrays, **attrs)
 
 
 # --- errors ------------------------------------------------------------------------

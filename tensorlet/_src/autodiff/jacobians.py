@@ -1,0 +1,77 @@
+"""Jacobians from a tape: one backward pass per target element (row by row), then stacked.
+
+TF vectorizes these with pfor; tensorlet loops (pfor-style vectorization can come with
+``tf.vectorized_map``), which gives the same values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorlet._src.framework.variables import Variable
+from tensorlet._src.util import nest
+
+
+def _one_hot_like(t, i):
+    from tensorlet._src.framework.tensor import _wrap
+
+    z = np.zeros(t._v.shape, t._v.dtype)
+    z.reshape(-1)[i] = 1
+    return _wrap(z)
+
+
+def _source_value(s):
+    return s.value() if isinstance(s, Variable) else s
+
+
+def jacobian(tape, target, sources, unconnected):
+    from tensorlet._src.autodiff import lazy as T
+
+    target = T.convert(target)
+    flat_sources = nest.flatten(sources)
+    n = int(np.prod(target.shape.as_list())) if target.shape.rank else 1
+    rows = [[] for _ in flat_sources]
+    for i in range(n):
+        gs = tape._backward([target], [_one_hot_like(target, i)], flat_sources, unconnected)
+        for k, g in enumerate(gs):
+            rows[k].append(g)
+    out = []
+    for s, col in zip(flat_sources, rows):
+        sv = T.convert(_source_value(s))
+        if all(g is None for g in col):
+            out.append(None)
+            continue
+        col = [T.zeros_like(sv) if g is None else T.convert(g) for g in col]
+        j = T.stack(col, 0) if col else T.zeros([0] + sv.shape.as_list(), sv.dtype)
+        out.append(T.reshape(j, target.shape.as_list() + sv.shape.as_list()))
+    return nest.pack_sequence_as(sources, out)
+
+
+def batch_jacobian(tape, target, source, unconnected):
+    """For each output position j: d(sum over the batch of target[:, j]) / d(source) -> [B, *source.shape[1:]]."""
+    from tensorlet._src.autodiff import lazy as T
+
+    target = T.convert(target)
+    sv = T.convert(_source_value(source))
+    shape = target.shape.as_list()
+    if not shape or shape[0] != sv.shape[0]:
+        raise ValueError(f"Need first dimension of `target` shape ({target.shape}) and `source` shape "
+                         f"({sv.shape}) to match.")
+    b = shape[0]
+    m = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+    cols = []
+    for j in range(m):
+        seed = np.zeros((b, m), target._v.dtype)
+        seed[:, j] = 1
+        from tensorlet._src.framework.tensor import _wrap
+
+        g, = tape._backward([target], [_wrap(seed.reshape(shape))], [source], unconnected)
+        if g is None:
+            cols.append(None)
+        else:
+            cols.append(T.reshape(T.convert(g), [b, -1]))
+    if all(c is None for c in cols):
+        return None
+    cols = [T.zeros([b, int(np.prod(sv.shape.as_list()[1:]))], sv.dtype) if c is None else c for c in cols]
+    j = T.stack(cols, 1)  # [B, m, prod(source rest)]
+    return T.reshape(j, [b] + shape[1:] + sv.shape.as_list()[1:])

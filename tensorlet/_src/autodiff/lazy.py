@@ -1,0 +1,52 @@
+"""Gradient functions are written in tensorlet's public ops: ``from tensorlet._src.autodiff import lazy as T``.
+
+``T.reduce_sum`` is ``tf.reduce_sum``, looked up when first used, so op families can
+define gradients that use ops from families imported after them.  The helpers here
+(``unbroadcast``, ``add_grads``) are themselves written in public ops, so gradients
+of gradients work.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_tf = None
+
+
+def __getattr__(name):
+    global _tf
+    if _tf is None:
+        _tf = importlib.import_module("tensorlet")
+    value = getattr(_tf, name)
+    globals()[name] = value  # cache
+    return value
+
+
+def convert(x, dtype=None):
+    from tensorlet._src.framework.tensor import convert_to_tensor
+
+    return convert_to_tensor(x, dtype=dtype)
+
+
+def add_grads(a, b):
+    """Sum two gradients, densifying IndexedSlices when mixed with dense ones."""
+    from tensorlet._src.framework.indexed_slices import IndexedSlices, add_indexed
+
+    if isinstance(a, IndexedSlices) or isinstance(b, IndexedSlices):
+        return add_indexed(a, b)
+    from tensorlet._src.ops.math_binary import add
+
+    return add(a, b)
+
+
+def unbroadcast(g, x):
+    """Sum ``g`` over the dimensions along which ``x`` was broadcast, giving ``x``'s shape."""
+    gs = tuple(g.shape)
+    xs = tuple(x.shape)
+    if gs == xs:
+        return g
+    lead = len(gs) - len(xs)
+    axes = list(range(lead)) + [lead + i for i, d in enumerate(xs) if d == 1 and gs[lead + i] != 1]
+    if axes:
+        g = __getattr__("reduce_sum")(g, axis=axes, keepdims=True)
+    return __getattr__("reshape")(g, xs)

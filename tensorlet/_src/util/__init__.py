@@ -1,0 +1,1 @@
+"""Utilities shared across tensorlet (nested structures, ...)."""

@@ -1,0 +1,56 @@
+"""Package-level guarantees: import cost, no jax at import, generated API up to date, missing names."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import tensorlet as tf
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_import_does_not_import_jax_or_scipy():
+    code = "import sys, tensorlet; print(sorted(m for m in ('jax', 'scipy', 'tensorflow', 'torch') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_generated_api_is_up_to_date():
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_api.py"), "--check"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_missing_names_say_so():
+    with pytest.raises(AttributeError, match="tensorlet does not implement tf.not_a_real_tf_name yet"):
+        tf.not_a_real_tf_name  # noqa: B018
+    with pytest.raises(AttributeError, match=r"tensorlet does not implement tf.math.nope yet"):
+        tf.math.nope  # noqa: B018
+    assert not hasattr(tf, "not_a_real_tf_name")
+
+
+def test_same_object_in_every_namespace():
+    assert tf.add is tf.math.add and tf.matmul is tf.linalg.matmul and tf.cast is tf.dtypes.cast
+    assert tf.float32 is tf.dtypes.float32
+
+
+def test_errors_hierarchy():
+    e = tf.errors
+    for cls in (e.InvalidArgumentError, e.NotFoundError, e.ResourceExhaustedError, e.DataLossError,
+                e.UnimplementedError, e.OutOfRangeError, e.FailedPreconditionError, e.CancelledError):
+        assert issubclass(cls, e.OpError)
+    err = e.InvalidArgumentError(None, None, "bad")
+    assert err.message == "bad" and err.error_code == e.INVALID_ARGUMENT == 3 and str(err) == "bad"
+    assert e.exception_type_from_error_code(5) is e.NotFoundError
+
+
+def test_devices():
+    assert tf.config.list_physical_devices("CPU")[0].device_type == "CPU"
+    assert tf.config.list_logical_devices("CPU")[0].name == "/device:CPU:0"
+    with tf.device("/CPU:0"):
+        assert tf.constant(1.0).device.endswith("CPU:0")
+    with pytest.raises(ValueError):
+        with tf.device("not a device spec!"):
+            pass
