@@ -27,15 +27,17 @@ from tensorlet._src.ops.nn_activations import (
 )
 from tensorlet._src.ops.nn_conv import (
     atrous_conv2d,
-    atrous_conv2d_transpose,
     conv1d,
-    conv1d_transpose,
     conv2d,
-    conv2d_transpose,
     conv3d,
+    convolution,
+)
+from tensorlet._src.ops.nn_conv_transpose import (
+    atrous_conv2d_transpose,
+    conv1d_transpose,
+    conv2d_transpose,
     conv3d_transpose,
     conv_transpose,
-    convolution,
     depthwise_conv2d,
     depthwise_conv2d_backprop_filter,
     depthwise_conv2d_backprop_input,

@@ -71,6 +71,11 @@ def test_resize_gradient_dtypes_follow_tf():
     assert tape.gradient(y, bf).dtype == tf.bfloat16
     # TF's ResizeBicubic gradient is None for images other than float32/float64
     assert _grad(lambda v: tf.image.resize(v, [3, 11], method="bicubic"), x16, up) is None
+    # TF's ScaleAndTranslateGrad raises for a float64 image; tensorlet returns the gradient in float64
+    g64 = _grad(lambda v: tf.image.resize(v, [3, 11], method="lanczos3"), IMAGE.astype(np.float64), up)
+    g32 = _grad(lambda v: tf.image.resize(v, [3, 11], method="lanczos3"), IMAGE, up)
+    assert g64.dtype == tf.float64
+    np.testing.assert_allclose(g64.numpy(), g32.numpy(), rtol=1e-5, atol=1e-5)
 
 
 def test_resize_area_and_adjust_contrast_have_no_gradient_as_in_tf():
@@ -192,13 +197,17 @@ def test_composite_gradient_matches_tf(name):
     np.testing.assert_allclose(g.numpy(), np.array(c["grad"]).reshape(SMALL.shape), rtol=2e-5, atol=2e-5)
 
 
-def test_composite_gradients_at_ties_and_constants():
-    ones = np.ones((1, 2, 2, 1), np.float32)
-    # total_variation: |0|' = 0 as in TF
+def test_total_variation_gradient_at_ties_is_zero():
+    ones = np.ones((1, 2, 2, 1), np.float32)  # |0|' = 0, as in TF
     np.testing.assert_array_equal(_grad(tf.image.total_variation, ones, [[1.0]]).numpy(), np.zeros_like(ones))
-    # per_image_standardization of a constant image: zero gradient (TF)
-    g = _grad(tf.image.per_image_standardization, ones * 0.5, [np.ones(4)])
-    np.testing.assert_allclose(g.numpy(), np.zeros_like(ones), atol=1e-6)
+
+
+def test_per_image_standardization_of_a_constant_image_has_zero_gradient():
+    # TF: the stddev is clamped by maximum(), so its gradient is 0, and TF's SqrtGrad returns 0 where the
+    # upstream gradient is 0 (even at sqrt(0)), so no NaN appears
+    x = np.full((1, 2, 2, 1), 0.5, np.float32)
+    g = _grad(tf.image.per_image_standardization, x, [np.ones(4)])
+    np.testing.assert_allclose(g.numpy(), np.zeros_like(x), atol=1e-6)
 
 
 def test_check_numerics_gradient_is_the_checked_upstream():

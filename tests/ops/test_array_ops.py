@@ -5,6 +5,8 @@ import pytest
 from opcheck import Case, Err, make, params, run_case, run_err
 
 import tensorlet as tf
+from tensorlet._src.ops.array_ops import MIRROR_PAD_GRAD
+from tensorlet._src.ops.registry import bind
 
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 MIXED = ("float32", "int32", "bool", "complex64", "bfloat16")
@@ -21,6 +23,19 @@ def _pad_ref(mode, c=0):
         if mode == "constant":
             return np.pad(x, p, constant_values=c)
         return np.pad(x, p, mode=mode)
+    return ref
+
+
+def _mirror_fold_ref(paddings, mode):
+    """MirrorPadGrad by its definition: each padded position adds into the input position it was copied from."""
+    def ref(g):
+        for ax, (a, b) in enumerate(paddings):
+            d = g.shape[ax] - a - b
+            src = np.pad(np.arange(d), (a, b), mode=mode)  # input index of each padded position
+            out = np.zeros(g.shape[:ax] + (d,) + g.shape[ax + 1:], g.dtype)
+            np.add.at(np.moveaxis(out, ax, 0), src, np.moveaxis(g, ax, 0))
+            g = out
+        return g
     return ref
 
 
@@ -109,6 +124,12 @@ CASES = [
          ops=("MirrorPad",), id="pad_reflect"),
     Case(lambda x: tf.pad(x, [[1, 2], [0, 1]], mode="Symmetric"), _pad_ref("symmetric"), [((2, 3),)],
          ("float64",), ops=("MirrorPad",), id="pad_symmetric"),
+    Case(lambda g: bind(MIRROR_PAD_GRAD, g, paddings=((1, 2), (0, 1), (2, 0)), mode="REFLECT"),
+         _mirror_fold_ref(((1, 2), (0, 1), (2, 0)), "reflect"), [((6, 3, 5),)], ("float32", "float64", "int32"),
+         ops=("MirrorPadGrad",), id="mirror_pad_grad_reflect"),
+    Case(lambda g: bind(MIRROR_PAD_GRAD, g, paddings=((2, 2), (1, 0)), mode="SYMMETRIC"),
+         _mirror_fold_ref(((2, 2), (1, 0)), "symmetric"), [((6, 3),), ((8, 2),)], ("float64", "complex64"),
+         ops=("MirrorPadGrad",), id="mirror_pad_grad_symmetric"),
     Case(lambda x: tf.slice(x, [1, 0], [-1, 2]), lambda x: x[1:, 0:2], [((3, 4),), ((1, 2),)], MIXED,
          ops=("Slice",), id="slice"),
     Case(lambda x: tf.reverse(x, [0, -1]), lambda x: x[::-1, ::-1], [((2, 3),), ((0, 2),)], MIXED,
@@ -134,8 +155,8 @@ CASES = [
          ops=("Size",), id="size_int64"),
     Case(tf.rank, lambda x: np.array(x.ndim, np.int32), [((2, 3),), ((),)], MIXED, ops=("Rank",)),
     Case(tf.identity, lambda x: x, [((2, 3),), ((),)], MIXED, ops=("Identity",)),
-    Case(lambda x, y: tf.identity_n([x, y]), lambda x, y: [x, y], [((2,), (3, 1))], ("int32",), ops=("IdentityN",),
-         id="identity_n"),
+    Case(lambda x, y: tf.identity_n([x, y]), lambda x, y: [x, y], [((2,), (3, 1))], ("int32", "float64"),
+         ops=("IdentityN",), id="identity_n"),
     Case(tf.stop_gradient, lambda x: x, [((2, 3),)], ("float32",), ops=("StopGradient",)),
     Case(lambda x: tf.ensure_shape(x, [None, 3]), lambda x: x, [((2, 3),)], ("float32",), ops=("EnsureShape",),
          id="ensure_shape"),
@@ -171,6 +192,19 @@ CASES = [
          [((5, 2, 3), (3, 4))], ("float32",), ops=("Einsum",), id="einsum_ellipsis"),
     Case(lambda a: tf.einsum("ii", a), lambda a: np.trace(a), [((3, 3),)], ("float64",), ops=("Einsum",),
          id="einsum_trace"),
+    Case(lambda a, b: tf.einsum("iij,j->ij", a, b), lambda a, b: np.einsum("iij,j->ij", a, b),
+         [((3, 3, 2), (2,))], ("float64",), ops=("Einsum",), id="einsum_diagonal"),
+    Case(lambda a, b: tf.einsum("abc,cd->ad", a, b), lambda a, b: np.einsum("abc,cd->ad", a, b),
+         [((2, 3, 4), (4, 2))], ("float64",), ops=("Einsum",), id="einsum_reduced_label"),
+    Case(lambda a, b: tf.einsum("...ij,...jk->...ik", a, b), lambda a, b: np.einsum("...ij,...jk->...ik", a, b),
+         [((2, 1, 2, 3), (4, 3, 2)), ((1, 2, 3), (2, 1, 3, 2))], ("float64",), ops=("Einsum",),
+         id="einsum_ellipsis_broadcast"),
+    Case(lambda a, b: tf.einsum("ij,jk", a, b), lambda a, b: np.einsum("ij,jk", a, b), [((2, 3), (3, 4))],
+         ("float64",), ops=("Einsum",), id="einsum_implicit"),
+    Case(lambda a, b, c: tf.einsum("ij,jk,kl->li", a, b, c), lambda a, b, c: np.einsum("ij,jk,kl->li", a, b, c),
+         [((2, 3), (3, 4), (4, 2))], ("float64",), ops=("Einsum",), id="einsum_three"),
+    Case(lambda a: tf.einsum("ijk->kj", a), lambda a: np.einsum("ijk->kj", a), [((2, 3, 4),)], ("float64",),
+         ops=("Einsum",), id="einsum_unary_reduce_transpose"),
     Case(lambda a, b: tf.einsum("bij,bjk->bik", a, b), lambda a, b: np.einsum("bij,bjk->bik", a.astype(np.float32),
                                                                              b.astype(np.float32)).astype(a.dtype),
          [((2, 2, 3), (2, 3, 2))], ("bfloat16", "float16"), ops=("Einsum",), id="einsum_half"),
@@ -268,6 +302,8 @@ ERRORS = [
         r"Expected dimension 3 at axis 0 of the input shaped \[4,4\] but got dimension 4"),
     Err(lambda: tf.einsum("ij,jk->ik", tf.ones([2, 3]), tf.ones([3, 4], tf.float64)), IAE,
         "was expected to be a float tensor but is a double tensor"),
+    Err(lambda: tf.einsum("ij,ij->ij", tf.ones([1, 3]), tf.ones([2, 3])), IAE,
+        r"Expected dimension 1 at axis 0 of the input shaped \[2,3\] but got dimension 2"),
     Err(lambda: tf.einsum("ij,jk", tf.ones([2, 3])), ValueError, 'Got 1 inputs for equation "ij,jk", expecting 2'),
     Err(lambda: tf.einsum("ij->ji", tf.constant([[True]])), IAE, "Value for attr 'T' of bool"),
     Err(lambda: tf.tensordot(tf.ones([2, 3]), tf.ones([4, 4]), 1), IAE, r"Matrix size-incompatible.*\[Op:MatMul\]"),

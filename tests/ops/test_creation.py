@@ -61,8 +61,9 @@ CASES = [
     Case(tf.ones_like, np.ones_like, [((2, 3),), ((),), ((0,),)], ALL, ops=("OnesLike",)),
     Case(lambda x: tf.zeros_like(x, dtype=tf.float64), lambda x: np.zeros(x.shape, np.float64), [((2, 3),)],
          ("int32",), ops=("Fill",), id="zeros_like_dtype"),
+    # grad=False: the output (bool ones) does not depend on x's values
     Case(lambda x: tf.ones_like(x, dtype=tf.bool), lambda x: np.ones(x.shape, bool), [((4,),)], ("float32",),
-         ops=("Fill",), id="ones_like_dtype"),
+         ops=("Fill",), grad=False, id="ones_like_dtype"),
     Case(tf.zeros_like, lambda x: np.array([b"", b""], dtype=object), [((2,),)], ("object",), ops=("ZerosLike",),
          gen=_strings, jax=False, id="zeros_like_string"),  # jax has no strings
     # eye (composite)

@@ -129,6 +129,12 @@ CASES = [
          ops=("Where", "GatherV2", "Reshape"), id="boolean_mask_2d"),
     Case(lambda x, m: tf.boolean_mask(x, m, axis=1), lambda x, m: x[:, m], [((), ())], ("int64",),
          gen=_mask_gen((2, 4, 3), (4,)), ops=("Where", "GatherV2"), id="boolean_mask_axis"),
+    # the same composite without declaring Where, so the gradient checks cover it (through gather and reshape)
+    Case(lambda x, m: tf.boolean_mask(x, m, axis=1), lambda x, m: x[:, m], [((), ())], ("float64",),
+         gen=_mask_gen((2, 2, 3, 2), (2, 3)), ops=("GatherV2", "Reshape"), id="boolean_mask_grad"),
+    Case(lambda p, i: tf.gather(p, i, axis=2, batch_dims=2), lambda p, i: _batched_gather_ref(p, i, 2, 2),
+         [((2, 3, 4), ())], ("float64",), gen=_with_indices((2, 3, 5), 0, 4), ops=("GatherV2",),
+         id="gather_batch_dims_2_float"),
 ]
 
 

@@ -10,6 +10,8 @@ import scipy.special as sp
 from opcheck import Case, Err, JaxEager, params, run_case, run_err
 
 import tensorlet as tf
+from tensorlet._src.ops import math_unary as mu
+from tensorlet._src.ops.registry import bind
 
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 CPLX = ("complex64", "complex128")
@@ -54,6 +56,42 @@ def _log_sigmoid_ref(x):
     return (np.minimum(w, 0) - np.log1p(np.exp(-np.abs(w)))).astype(x.dtype)
 
 
+def _grad_op(op):
+    """TF's gradient ops (raw ops only in TF): op(y, dy)."""
+    def fn(y, dy):
+        return bind(op, y, dy)
+    fn.__name__ = op.name
+    return fn
+
+
+def _grad_op_ref(f):
+    """f(conj(y), dy) in float64/complex128, and 0 wherever dy == 0 (as TF's SqrtGrad, RsqrtGrad, ReciprocalGrad)."""
+    def ref(y, dy):
+        wide = np.complex128 if np.dtype(y.dtype).kind == "c" else np.float64
+        cy, w = np.conj(y.astype(wide)), dy.astype(wide)
+        with np.errstate(all="ignore"):
+            return np.where(w == 0, 0, f(cy, w)).astype(y.dtype)
+    return ref
+
+
+def _y_dy(rng, shapes, dtype):
+    """y away from 0, dy with some exact zeros."""
+    from opcheck import make
+
+    y = make(rng, shapes[0], dtype, (0.3, 3))
+    dy = make(rng, shapes[1], dtype, (-3, 3))
+    return [y, np.where(rng.random(shapes[1]) < 0.3, np.zeros((), dy.dtype), dy).astype(dy.dtype)]
+
+
+def _y_dy_edges(rng, shapes, dtype):
+    d = ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype
+    return [np.array([0.0, np.nan, 0.0, 2.0, -0.0], d), np.array([0.0, 0.0, 1.0, 0.0, 2.0], d)]
+
+
+GRAD_OPS = [(mu.SQRT_GRAD, lambda cy, dy: 0.5 * dy / cy), (mu.RSQRT_GRAD, lambda cy, dy: -0.5 * dy * cy ** 3),
+            (mu.RECIPROCAL_GRAD, lambda cy, dy: -dy * cy * cy)]
+
+
 def _sp(name):
     return _hi(getattr(sp, name))
 
@@ -94,12 +132,13 @@ CASES = [
     *_u(tf.math.rint, _hi(np.rint), FLOATS, ("Rint",), domain=(-5, 5)),
     *_u(tf.math.round, _hi(np.round), FLOATS, ("Round",), domain=(-5, 5)),
     Case(tf.math.round, _hi(np.round), [((8,),)], FLOATS, ops=("Round",),
-         gen=_const(0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.5, -4.5), id="round_halves_to_even"),
+         gen=_const(0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.5, -4.5), id="round_halves_to_even",
+         grad=False),  # every point is on a jump: no finite differences
     Case(tf.math.round, lambda x: x, [((2, 3),), ((),)], SINTS + ("uint8",), ops=(), id="round_int_passthrough"),
     *_u(tf.math.reciprocal, _hi(lambda x: 1 / x), FLOATS + CPLX, ("Reciprocal",), gen=_nonzero),
     *_u(tf.math.sign, np.sign, FLOATS + SINTS, ("Sign",)),
     Case(tf.math.sign, np.sign, [((6,),)], FLOATS, ops=("Sign",), gen=_const(-0.0, 0.0, np.nan, -2, 3, -np.inf),
-         id="sign_edges"),
+         id="sign_edges", grad=False),  # the jump at 0, nan and inf: no finite differences
     *_u(tf.math.sign, lambda x: np.where(x == 0, 0, x / np.where(x == 0, 1, np.abs(x))).astype(x.dtype), CPLX,
         ("DivNoNan", "Cast", "ComplexAbs"), id="sign_complex"),
     Case(tf.math.sign, lambda x: x, [((3,),)], CPLX, ops=("DivNoNan",), gen=_const(0j, 1j, -1 + 0j),
@@ -137,6 +176,13 @@ CASES = [
     Case(tf.math.angle, lambda x: np.where(x < 0, np.pi, 0).astype(x.dtype), [((6,),)], ("float32", "float64"),
          ops=("Less", "Cast", "Mul"), gen=_const(-1, 2, -0.0, 0, np.nan, -np.inf), id="angle_of_real"),
     Case(tf.math.negative, np.negative, [((2, 3),), ((),)], ("float32", "int64", "complex64"), ops=("Neg",)),
+    # TF's gradient ops of sqrt, rsqrt and reciprocal
+    *[c for op, f in GRAD_OPS for c in (
+        Case(_grad_op(op), _grad_op_ref(f), [((2, 3), (2, 3))], FLOATS + CPLX, ops=(op.name,), gen=_y_dy),
+        Case(_grad_op(op), _grad_op_ref(f), [((), ()), ((0, 4), (0, 4))], ("float32",), ops=(op.name,), gen=_y_dy,
+             id=op.name + "_shapes"),
+        Case(_grad_op(op), _grad_op_ref(f), [((5,), (5,))], ("float32", "float64"), ops=(op.name,),
+             gen=_y_dy_edges, id=op.name + "_edges", grad=False))],  # y = 0 and nan: no finite differences
 ]
 
 
@@ -169,6 +215,8 @@ ERRORS = [
         "Cannot convert 3.14159.* to EagerTensor of dtype int32"),
     Err(lambda: tf.math.lgamma(tf.constant([2], tf.int64)), tf.errors.InvalidArgumentError, r"\[Op:Lgamma\]"),
     Err(lambda: tf.abs(tf.constant([1], tf.uint8)), tf.errors.InvalidArgumentError, r"attr 'T' of uint8 .*\[Op:Abs\]"),
+    Err(lambda: bind(mu.SQRT_GRAD, tf.constant([1]), tf.constant([1])), tf.errors.InvalidArgumentError,
+        r"attr 'T' of int32 .*\[Op:SqrtGrad\]"),
 ]
 
 

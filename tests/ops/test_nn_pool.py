@@ -112,6 +112,30 @@ def ref_avg_grad(g, x_shape, ks, s, padding, cf=False):
     return _avg_grad(g, x_shape, ks, s, padding, cf=cf)
 
 
+@_cl
+def ref_max_grad_grad(x, y, g, ks, s, padding):
+    """Per window: g at the first valid element (row-major) equal to the window's orig_output, else 0."""
+    out = np.zeros(y.shape, g.dtype)
+    for o, taps, _ in _windows(x.shape, ks, s, padding):
+        for n in range(x.shape[0]):
+            for c in range(x.shape[-1]):
+                hit = [i for i in taps if x[(n,) + i + (c,)] == y[(n,) + o + (c,)]]
+                if hit:
+                    out[(n,) + o + (c,)] = g[(n,) + hit[0] + (c,)]
+    return out
+
+
+@_cl
+def ref_max3d_grad(x, y, g, ks, s, padding):
+    """TF's CPU MaxPool3DGrad: every valid element within 1e-5 of the window's max gets the window's gradient."""
+    dx = np.zeros(x.shape, np.float64)
+    for o, taps, _ in _windows(x.shape, ks, s, padding):
+        for i in taps:
+            hit = np.abs(x[(slice(None),) + i].astype(np.float64) - y[(slice(None),) + o]) < 1e-5
+            dx[(slice(None),) + i] += np.where(hit, g[(slice(None),) + o], 0)
+    return dx.astype(g.dtype)
+
+
 def ref_argmax(x, ks, s, padding, batch):
     n_b, h, w, c = x.shape
     out = ref_max(x, ks, s, padding)
@@ -158,6 +182,50 @@ def _max_grad_fn(ks, s, padding, fmt=None, op=None):
         y = tf.nn.max_pool(x, ks, s, public_pad, fmt)
         return bind(op, x, y, g, **attrs)
     return fn
+
+
+def _max_grad_grad_fn(ks, s, padding, fmt=None, op=None):
+    """MaxPool{,3D}GradGrad(x, max_pool(x), g): orig_output from the forward op (from NumPy for 3D in float64,
+    which MaxPool3D lacks)."""
+    op = op or nn_pool.MAX_POOL_GRAD_GRAD
+    fmt = fmt or ("NHWC" if len(ks) == 2 else "NDHWC")
+    public_pad = padding if isinstance(padding, str) else [[0, 0]] + [list(p) for p in padding] + [[0, 0]]
+
+    def fn(x, g):
+        attrs = _grad_attrs(ks, s, padding, fmt)
+        if op is nn_pool.MAX_POOL_GRAD_GRAD:
+            y = tf.nn.max_pool(x, ks, s, public_pad, fmt)
+        else:
+            attrs.pop("explicit_paddings")
+            y = tf.constant(ref_max(x.numpy(), ks, s, padding, cf=fmt.startswith("NC")))
+        return bind(op, x, y, g, **attrs)
+    return fn
+
+
+def _argmax_grad_fn(ks, s, padding, batch, op=None):
+    op = op or nn_pool.ARGMAX_GRAD
+
+    def fn(x, g):
+        _, am = tf.nn.max_pool_with_argmax(x, ks, s, padding, include_batch_in_index=batch)
+        a = _grad_attrs(ks, s, padding)
+        return bind(op, x, g, am, ksize=a["ksize"], strides=a["strides"], padding=padding,
+                    include_batch_in_index=batch)
+    return fn
+
+
+def _max3d_grad_fn(ks, s, padding, fmt="NDHWC"):
+    def fn(x, g):
+        attrs = _grad_attrs(ks, s, padding, fmt)
+        attrs.pop("explicit_paddings")
+        return bind(nn_pool.MAX_POOL3D_GRAD, x, tf.nn.max_pool3d(x, ks, s, padding, fmt), g, **attrs)
+    return fn
+
+
+def _near_tie_gen(rng, shapes, dtype):
+    """Exact ties plus values 5e-6 apart (within MaxPool3DGrad's 1e-5) and 2e-5 apart (outside it)."""
+    x = rng.integers(0, 3, size=shapes[0]).astype(dtype)
+    x = x + rng.choice(np.array([0.0, 5e-6, 2e-5], dtype), size=shapes[0])
+    return [x.astype(dtype), rng.standard_normal(shapes[1]).astype(dtype)]
 
 
 def _avg_grad_fn(x_shape, ks, s, padding, fmt=None, op=None):
@@ -207,17 +275,19 @@ CASES = [
          [((2, 3, 7),)], FL, ops=("MaxPool",), id="max_pool1d_ncw"),
     Case(lambda x: tf.nn.max_pool3d(x, [2, 3, 2], [1, 2, 2], "SAME"),
          lambda x: ref_max(x, (2, 3, 2), (1, 2, 2), "SAME"), [((2, 3, 5, 4, 2),)], ("float32", "float16"),
-         ops=("MaxPool3D",), id="max_pool3d"),
+         ops=("MaxPool3D",), grad=False, id="max_pool3d"),  # grad=False: MaxPool3D has no float64 kernel in TF
+    # (finite differences run in float64); its gradients are checked in float32 in tests/autodiff/test_grad_conv.py
     Case(lambda x: tf.nn.max_pool3d(x, 2, 2, "VALID", "NCDHW"),
          lambda x: ref_max(x, (2, 2, 2), (2, 2, 2), "VALID", cf=True), [((1, 2, 4, 5, 4),)], FL, ops=("MaxPool3D",),
-         id="max_pool3d_ncdhw"),
+         grad=False, id="max_pool3d_ncdhw"),  # grad=False: no float64 MaxPool3D (see max_pool3d)
     Case(lambda x: tf.nn.max_pool(x, 2, 1, "VALID"), lambda x: ref_max(x, (2,), (1,), "VALID"),
          [((2, 5, 3),)], FL, ops=("MaxPool",), id="max_pool_generic_1d"),
     Case(lambda x: tf.nn.max_pool(x, [2, 2], [2, 2], "SAME", "NCHW"),
          lambda x: ref_max(x, (2, 2), (2, 2), "SAME", cf=True), [((2, 3, 5, 5),)], FL, ops=("MaxPool",),
          id="max_pool_generic_2d_nchw"),
     Case(lambda x: tf.nn.max_pool(x, 2, 2, "SAME"), lambda x: ref_max(x, (2, 2, 2), (2, 2, 2), "SAME"),
-         [((1, 3, 3, 3, 2),)], FL, ops=("MaxPool3D",), id="max_pool_generic_3d"),
+         [((1, 3, 3, 3, 2),)], FL, ops=("MaxPool3D",), grad=False,
+         id="max_pool_generic_3d"),  # grad=False: no float64 MaxPool3D (see max_pool3d)
     Case(lambda x: tf.nn.pool(x, [2, 2], "MAX", [2, 2], "SAME"), lambda x: ref_max(x, (2, 2), (2, 2), "SAME"),
          [((2, 5, 5, 3),)], FL, ops=("MaxPool",), id="pool_max"),
     # average pooling
@@ -261,7 +331,54 @@ CASES = [
          [((2, 3, 5, 6), (2, 3, 4, 3))], ("float32",), ops=("MaxPoolGrad",), id="max_pool_grad_nchw"),
     Case(_max_grad_fn((2, 2, 2), (2, 1, 2), "SAME", op=nn_pool.MAX_POOL3D_GRAD),
          lambda x, g: ref_max_grad(x, g, (2, 2, 2), (2, 1, 2), "SAME"),
-         [((1, 3, 4, 5, 2), (1, 2, 4, 3, 2))], ("float32", "float16"), ops=("MaxPool3DGrad",), id="max_pool3d_grad"),
+         [((1, 3, 4, 5, 2), (1, 2, 4, 3, 2))], ("float32", "float16"), ops=("MaxPool3DGrad",), grad=False,
+         id="max_pool3d_grad"),  # grad=False: no float64 MaxPool3D (see max_pool3d)
+    Case(_max3d_grad_fn((2, 2, 2), (1, 2, 1), "SAME"),
+         lambda x, g: ref_max3d_grad(x, ref_max(x, (2, 2, 2), (1, 2, 1), "SAME"), g, (2, 2, 2), (1, 2, 1), "SAME"),
+         [((2, 3, 4, 3, 2), (2, 3, 2, 3, 2))], ("float32",), ops=("MaxPool3DGrad", "MaxPool3D"), gen=_near_tie_gen,
+         grad=False, id="max_pool3d_grad_ties_within_1e-5"),  # grad=False: ties on purpose
+    Case(_max3d_grad_fn((1, 3, 2), (1, 1, 1), "VALID", "NCDHW"),
+         lambda x, g: ref_max3d_grad(x, ref_max(x, (1, 3, 2), (1, 1, 1), "VALID", cf=True), g, (1, 3, 2),
+                                     (1, 1, 1), "VALID", cf=True),
+         [((1, 2, 2, 5, 4), (1, 2, 2, 3, 3))], ("float32",), ops=("MaxPool3DGrad",), gen=_tie_gen, grad=False,
+         id="max_pool3d_grad_ties_ncdhw"),  # grad=False: ties on purpose
+    # gradients of the gradients
+    Case(_max_grad_grad_fn((2, 2), (2, 2), "SAME"),
+         lambda x, g: ref_max_grad_grad(x, ref_max(x, (2, 2), (2, 2), "SAME"), g, (2, 2), (2, 2), "SAME"),
+         [((2, 5, 5, 3), (2, 5, 5, 3))], ("float32", "float64", "int32"), ops=("MaxPoolGradGrad", "MaxPool"),
+         id="max_pool_grad_grad"),
+    Case(_max_grad_grad_fn((3, 3), (1, 1), "SAME"),
+         lambda x, g: ref_max_grad_grad(x, ref_max(x, (3, 3), (1, 1), "SAME"), g, (3, 3), (1, 1), "SAME"),
+         [((2, 4, 5, 2), (2, 4, 5, 2))], ("float32",), ops=("MaxPoolGradGrad",), gen=_tie_gen, grad=False,
+         id="max_pool_grad_grad_overlapping_ties"),  # grad=False: ties on purpose
+    Case(_max_grad_grad_fn((3, 2), (2, 1), [[1, 2], [0, 1]]),
+         lambda x, g: ref_max_grad_grad(x, ref_max(x, (3, 2), (2, 1), [(1, 2), (0, 1)]), g, (3, 2), (2, 1),
+                                        [(1, 2), (0, 1)]),
+         [((1, 6, 5, 2), (1, 6, 5, 2))], ("float32",), ops=("MaxPoolGradGrad",), id="max_pool_grad_grad_explicit"),
+    Case(_max_grad_grad_fn((2, 3), (1, 2), "VALID", "NCHW"),
+         lambda x, g: ref_max_grad_grad(x, ref_max(x, (2, 3), (1, 2), "VALID", cf=True), g, (2, 3), (1, 2), "VALID",
+                                        cf=True),
+         [((2, 3, 5, 6), (2, 3, 5, 6))], ("float32",), ops=("MaxPoolGradGrad",), id="max_pool_grad_grad_nchw"),
+    Case(_max_grad_grad_fn((2, 2, 2), (2, 1, 2), "SAME", op=nn_pool.MAX_POOL3D_GRAD_GRAD),
+         lambda x, g: ref_max_grad_grad(x, ref_max(x, (2, 2, 2), (2, 1, 2), "SAME"), g, (2, 2, 2), (2, 1, 2), "SAME"),
+         [((1, 3, 4, 5, 2), (1, 3, 4, 5, 2))], ("float32", "float64"), ops=("MaxPool3DGradGrad",), grad=False,
+         id="max_pool3d_grad_grad"),  # grad=False: its gradient is MaxPool3DGrad, which has no float64 kernel in TF
+    Case(_max_grad_grad_fn((2, 2, 2), (1, 1, 1), "VALID", "NCDHW", op=nn_pool.MAX_POOL3D_GRAD_GRAD),
+         lambda x, g: ref_max_grad_grad(x, ref_max(x, (2, 2, 2), (1, 1, 1), "VALID", cf=True), g, (2, 2, 2),
+                                        (1, 1, 1), "VALID", cf=True),
+         [((1, 2, 3, 3, 4), (1, 2, 3, 3, 4))], ("float32",), ops=("MaxPool3DGradGrad",), gen=_tie_gen, grad=False,
+         id="max_pool3d_grad_grad_ties_ncdhw"),  # grad=False: ties on purpose
+    # the argmax gradient (TF's MaxPoolGradWithArgmax) and its gradient
+    Case(_argmax_grad_fn((2, 2), (2, 2), "SAME", False), lambda x, g: ref_max_grad(x, g, (2, 2), (2, 2), "SAME"),
+         [((2, 5, 5, 3), (2, 3, 3, 3))], ("float32", "float64", "int32"), ops=("MaxPoolGradWithArgmax",),
+         id="max_pool_grad_with_argmax"),
+    Case(_argmax_grad_fn((3, 2), (1, 1), "VALID", True), lambda x, g: ref_max_grad(x, g, (3, 2), (1, 1), "VALID"),
+         [((2, 4, 5, 2), (2, 2, 4, 2))], ("float32", "bfloat16"), ops=("MaxPoolGradWithArgmax",), gen=_tie_gen,
+         grad=False, id="max_pool_grad_with_argmax_ties_batch"),  # grad=False: ties on purpose
+    Case(_argmax_grad_fn((3, 3), (2, 1), "SAME", True, op=nn_pool.ARGMAX_GRAD_GRAD),
+         lambda x, g: ref_max_grad_grad(x, ref_max(x, (3, 3), (2, 1), "SAME"), g, (3, 3), (2, 1), "SAME"),
+         [((2, 5, 4, 3), (2, 5, 4, 3))], ("float32", "float64"), ops=("MaxPoolGradGradWithArgmax",),
+         id="max_pool_grad_grad_with_argmax"),
     Case(_avg_grad_fn((2, 5, 5, 3), (2, 2), (2, 2), "SAME"),
          lambda g: ref_avg_grad(g, (2, 5, 5, 3), (2, 2), (2, 2), "SAME"),
          [((2, 3, 3, 3),)], ("bfloat16", "float32", "float64"), ops=("AvgPoolGrad",), id="avg_pool_grad"),
@@ -317,6 +434,28 @@ ERRORS = [
     Err(lambda: bind(nn_pool.MAX_POOL_GRAD, X(1, 4, 4, 1), X(1, 2, 2, 1), X(1, 3, 2, 1), ksize=(1, 2, 2, 1),
                      strides=(1, 2, 2, 1), padding="VALID", explicit_paddings=(), data_format="NHWC"), IAE,
         r"Expected grad shape to be \[1,2,2,1\], but got \[1,3,2,1\] \[Op:MaxPoolGrad\]"),
+    Err(lambda: bind(nn_pool.MAX_POOL_GRAD_GRAD, X(1, 4, 4, 1), X(1, 2, 2, 1), X(1, 2, 2, 1), ksize=(1, 2, 2, 1),
+                     strides=(1, 2, 2, 1), padding="VALID", explicit_paddings=(), data_format="NHWC"), IAE,
+        r"Expected grad shape to be \[1,4,4,1\], but got \[1,2,2,1\] \[Op:MaxPoolGradGrad\]"),
+    Err(lambda: bind(nn_pool.MAX_POOL_GRAD_GRAD, X(1, 4, 4, 1), X(1, 4, 4, 1), X(1, 4, 4, 1), ksize=(1, 2, 2, 1),
+                     strides=(1, 2, 2, 1), padding="VALID", explicit_paddings=(), data_format="NHWC"), IAE,
+        r"Expected orig_output shape to be \[1,2,2,1\], but got \[1,4,4,1\]"),
+    Err(lambda: bind(nn_pool.MAX_POOL_GRAD_GRAD, X(4, 4, 1), X(1, 2, 2, 1), X(4, 4, 1), ksize=(1, 2, 2, 1),
+                     strides=(1, 2, 2, 1), padding="VALID", explicit_paddings=(), data_format="NHWC"), IAE,
+        r"tensor_in must be 4-dimensional \[Op:MaxPoolGradGrad\]"),
+    Err(lambda: bind(nn_pool.MAX_POOL3D_GRAD_GRAD, X(1, 1, 4, 4, 1), X(1, 1, 2, 2, 1), X(1, 1, 2, 2, 1),
+                     ksize=(1, 1, 2, 2, 1), strides=(1, 1, 2, 2, 1), padding="VALID", data_format="NDHWC"), IAE,
+        r"Expected grad shape to be \[1,1,4,4,1\], but got \[1,1,2,2,1\] \[Op:MaxPool3DGradGrad\]"),
+    Err(lambda: bind(nn_pool.ARGMAX_GRAD, X(1, 4, 4, 1), X(1, 2, 2, 1), tf.constant([1, 7, 12, 16], shape=(1, 2, 2, 1),
+                     dtype=tf.int64), ksize=(1, 2, 2, 1), strides=(1, 2, 2, 1), padding="VALID",
+                     include_batch_in_index=False),
+        IAE, r"Invalid argmax index: 16, must be in \[0, 16\) \[Op:MaxPoolGradWithArgmax\]"),
+    Err(lambda: bind(nn_pool.ARGMAX_GRAD_GRAD, X(1, 4, 4, 1), X(1, 4, 4, 1), -tf.ones([1, 2, 2, 1], tf.int64),
+                     ksize=(1, 2, 2, 1), strides=(1, 2, 2, 1), padding="VALID", include_batch_in_index=False),
+        IAE, r"Invalid argmax index: -1"),
+    Err(lambda: bind(nn_pool.ARGMAX_GRAD, X(1, 4, 4, 1), X(1, 3, 2, 1), tf.zeros([1, 2, 2, 1], tf.int64),
+                     ksize=(1, 2, 2, 1), strides=(1, 2, 2, 1), padding="VALID", include_batch_in_index=False),
+        IAE, r"Expected grad shape to be \[1,2,2,1\], but got \[1,3,2,1\]"),
     Err(lambda: bind(nn_pool.AVG_POOL_GRAD, X(1, 3, 2, 1), orig_input_shape=(1, 4, 4, 1), ksize=(1, 2, 2, 1),
                      strides=(1, 2, 2, 1), padding="VALID", data_format="NHWC"), IAE,
         r"Expected grad shape to be \[1,2,2,1\]"),

@@ -157,6 +157,10 @@ CASES = (
         ("float32", "int32", "bool", "complex64"), ("NotEqual", "Cast", "Sum"),
         name="count_nonzero", gen=_with_zeros)
     + [
+        # the cases above declare IsFinite (not differentiable): the gradient flows through Exp/Sum/Log only
+        Case(lambda x: tf.reduce_logsumexp(x, axis=[0, 2], keepdims=True), lambda x: _lse(x, (0, 2), True),
+             [((2, 3, 4),), ((1, 2, 1),)], ("float64", "float32"), ops=("Exp", "Sum", "Log"),
+             id="reduce_logsumexp_grad"),
         Case(tf.math.reduce_sum, lambda x: np.sum(x.astype(np.float32)).astype(np.float16), [((3000,),)],
              ("float16",), domain=(1, 1), ops=("Sum",), id="sum_f16_accumulates_f32"),
         Case(tf.reduce_mean, lambda x: np.asarray(np.trunc(x.astype(np.float64).sum() / x.size)).astype(x.dtype),

@@ -82,8 +82,26 @@ def _sorted_case(fn, kind, dtypes, op):
 def _unsorted_case(fn, kind, dtypes, op):
     f = lambda d, i: fn(d, i, 5)  # noqa: E731
     r = lambda d, i: _segment_ref(kind, False, 5)(d, i)  # noqa: E731
-    return [Case(f, r, UNSORTED_SHAPES, dtypes[:1], gen=_unsorted_gen, ops=(op,), id=fn.__name__),
-            Case(f, r, UNSORTED_SHAPES[2:3], dtypes[1:], gen=_unsorted_gen, ops=(op,), id=f"{fn.__name__}_dtypes")]
+    # empty segments of max/min hold the dtype's extreme value (~1e308 for float64), beyond finite differences:
+    # those ops get gradient checks on all-nonempty segments in _unsorted_grad_case
+    grad = kind not in ("max", "min")
+    return [Case(f, r, UNSORTED_SHAPES, dtypes[:1], gen=_unsorted_gen, ops=(op,), id=fn.__name__, grad=grad),
+            Case(f, r, UNSORTED_SHAPES[2:3], dtypes[1:], gen=_unsorted_gen, ops=(op,), id=f"{fn.__name__}_dtypes",
+                 grad=grad)]
+
+
+def _covering_gen(rng, shapes, dtype):
+    """Ids covering every one of 4 segments, plus a dropped -1 (data distinct, so no ties)."""
+    data = make(rng, shapes[0], dtype, (-4, 4))
+    n = int(np.prod(shapes[1]))
+    ids = np.concatenate([np.arange(4), [-1], rng.integers(-1, 4, n - 5)])
+    return [data, rng.permutation(ids).reshape(shapes[1]).astype(np.int32)]
+
+
+def _unsorted_grad_case(fn, kind, op):
+    return Case(lambda d, i: fn(d, i, 4), lambda d, i: _segment_ref(kind, False, 4)(d, i),
+                [((7, 2), (7,)), ((2, 4, 3), (2, 4))], ("float64",), gen=_covering_gen, ops=(op,),
+                id=f"{fn.__name__}_grad")
 
 
 def _unsorted_mean_ref(root):
@@ -187,6 +205,9 @@ CASES = (
     + _unsorted_case(tf.math.unsorted_segment_min, "min", ("float32", "int32", "int64", "uint16"),
                      "UnsortedSegmentMin")
 ) + [
+    _unsorted_grad_case(tf.math.unsorted_segment_max, "max", "UnsortedSegmentMax"),
+    _unsorted_grad_case(tf.math.unsorted_segment_min, "min", "UnsortedSegmentMin"),
+    _unsorted_grad_case(tf.math.unsorted_segment_prod, "prod", "UnsortedSegmentProd"),
     Case(lambda d, i: tf.math.segment_sum(d, i), lambda d, i: _segment_ref("sum", True)(d, i), [((5, 2),)],
          ("float32",), gen=lambda rng, s, dt: [make(rng, s[0], dt), np.array([0, 0, 1, 3, 3], np.int64)],
          ops=("SegmentSum",), id="segment_sum_int64_ids"),
@@ -217,16 +238,17 @@ CASES = (
          ops=("DenseBincount",), id="bincount_binary"),
     # unique
     Case(tf.unique, _unique_ref(False), [((9,),), ((1,),), ((0,),)], ("int32",), domain=(-2, 2), ops=("Unique",)),
+    # grad=False on float unique/bincount cases: TF registers no gradient for them (LookupError, as tensorlet)
     Case(tf.unique, _unique_ref(False), [((9,),)], ("float32", "bool"), domain=(-2, 2),
-         ops=("Unique",), id="unique_dtypes"),
+         ops=("Unique",), id="unique_dtypes", grad=False),
     Case(lambda x: tf.unique(x, out_idx=tf.int64),
          lambda x: tuple(np.asarray(a).astype(np.int64) if i else a for i, a in enumerate(_unique_ref(False)(x))),
          [((8,),)], ("float64",), gen=lambda rng, s, d: [np.round(rng.uniform(-2, 2, s[0])).astype(d)],
-         ops=("Unique",), id="unique_int64_idx"),
+         ops=("Unique",), id="unique_int64_idx", grad=False),
     Case(tf.unique_with_counts, _unique_ref(True), [((9,),), ((0,),)], ("int32", "float16"), domain=(-2, 2),
          ops=("UniqueWithCounts",)),
     Case(tf.unique, _unique_ref(False), [((4,),)], ("float64",), ops=("Unique",), id="unique_nan_distinct",
-         jax=False,  # jnp.unique merges NaNs under jax's defaults; the NumPy kernel keeps each NaN (TF)
+         grad=False, jax=False,  # jnp.unique merges NaNs under jax's defaults; the NumPy kernel keeps each NaN (TF)
          gen=lambda rng, s, d: [np.array([np.nan, 1.0, np.nan, 1.0])]),
     Case(tf.unique, _unique_ref(False), [((5,),)], ("object",), ops=("Unique",), jax=False,  # strings: NumPy only
          gen=lambda rng, s, d: [np.array([b"b", b"a", b"b", b"c", b"a"], dtype=object)], id="unique_strings"),
@@ -240,7 +262,8 @@ CASES = (
          _confusion_ref(4, np.float32), [((10,),)], ("int64",), gen=_confusion_gen(True),
          ops=("UnsortedSegmentSum",), id="confusion_matrix_weights"),
     Case(lambda a, b, w: tf.math.confusion_matrix(a, b, weights=w), _confusion_ref(None, np.int32), [((10,),)],
-         ("float32",), gen=_confusion_gen(True), ops=("UnsortedSegmentSum",), id="confusion_matrix_int_weights"),
+         ("float32",), gen=_confusion_gen(True), ops=("UnsortedSegmentSum",), id="confusion_matrix_int_weights",
+         grad=False),  # the float inputs are class ids (cast to int) and the result is integer
 ]
 
 D4 = tf.constant([1.0, 2.0, 3.0, 4.0])

@@ -16,6 +16,7 @@ import enum
 
 from tensorlet._src.framework import variables as _variables
 from tensorlet._src.framework.context import ctx
+from tensorlet._src.framework.indexed_slices import IndexedSlices
 from tensorlet._src.framework.tensor import EagerTensor, Tensor
 from tensorlet._src.framework.variables import Variable
 from tensorlet._src.ops import registry
@@ -240,6 +241,8 @@ class GradientTape:
                     g = tuple(T.zeros_like(o) if x is None and _differentiable(o) else x for o, x in zip(outputs, gs))
                 if op.grad is None:
                     raise LookupError(f"gradient registry has no entry for: {op.name}")
+                if not getattr(op, "sparse_grad", False):
+                    g = _dense(g)
                 in_grads = op.grad(g, outputs, *inputs, **attrs)
                 if not isinstance(in_grads, (tuple, list)):
                     in_grads = (in_grads,)
@@ -273,6 +276,13 @@ class GradientTape:
     def _latest_read(self, var):
         reads = self._reads.get(id(var))
         return reads[-1] if reads else None
+
+
+def _dense(g):
+    """Upstream gradients reach an op's gradient function dense unless it declares ``sparse_grad``."""
+    if isinstance(g, tuple):
+        return tuple(_dense(x) for x in g)
+    return g._dense() if isinstance(g, IndexedSlices) else g
 
 
 def _add(a, b):

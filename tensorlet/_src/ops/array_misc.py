@@ -86,7 +86,7 @@ def rank(input, name=None):  # noqa: A002 - TF's argument name
 
 
 # Identity passes IndexedSlices through unchanged, as TF's gradient does.
-IDENTITY = defop("Identity", lambda xp, x: x, shape=shapes.same, grad=lambda g, ans, x: g)
+IDENTITY = defop("Identity", lambda xp, x: x, shape=shapes.same, grad=lambda g, ans, x: g, sparse_grad=True)
 IDENTITY_N = defop("IdentityN", lambda xp, *xs: tuple(xs), n_out=None, grad=lambda g, ans, *xs: tuple(g))
 STOP_GRADIENT = defop("StopGradient", lambda xp, x: x, shape=shapes.same, grad=NONDIFF)
 
@@ -386,7 +386,7 @@ def _check_einsum(equation, xs):
         for lab, d in zip(labels, own):
             if d is None:
                 continue
-            if lab in sizes and sizes[lab] != d and 1 not in (sizes[lab], d):
+            if lab in sizes and sizes[lab] != d:  # TF broadcasts only the ellipsis dims, not named labels
                 raise errors.invalid_argument("Einsum", f"Expected dimension {sizes[lab]} at axis "
                                                         f"{labels.index(lab)} of the input shaped {_sh(dims)} but "
                                                         f"got dimension {d}")

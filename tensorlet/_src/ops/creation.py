@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import EagerTensor, Tensor, _wrap, convert_to_tensor
@@ -77,7 +78,13 @@ def _ts_text(shape: TensorShape) -> str:
 # --- Fill, zeros, ones ---------------------------------------------------------------------
 
 
-FILL = defop("Fill", lambda xp, value, shape: xp.full(shape, value, dtype=value.dtype))
+def _dense(g):
+    return g if isinstance(g, Tensor) else T.convert(g)
+
+
+# TF: the value's gradient is the sum of the upstream gradient (the dims are an attr here)
+FILL = defop("Fill", lambda xp, value, shape: xp.full(shape, value, dtype=value.dtype),
+             grad=lambda g, ans, value, shape: T.reduce_sum(_dense(g)))
 
 _SCALARS: dict = {}  # (dtype, 0 or 1) -> scalar EagerTensor, so zeros()/ones() convert nothing
 
@@ -324,8 +331,29 @@ def _linspace_kernel(xp, start, stop, num, axis):
     return xp.moveaxis(out, -1, axis)
 
 
+def _linspace_grad(g, ans, start, stop, num, axis):
+    """``out_i = start * (1 - t_i) + stop * t_i`` with ``t_i = i / (num - 1)`` (``t = [0]`` when num == 1).
+
+    TF's ``LinSpace`` op has no gradient, but ``tf.linspace`` (a composite in TF 2) is differentiable in
+    ``start`` and ``stop``; this is that gradient.
+    """
+    g = _dense(g)
+    t_np = np.arange(num, dtype=np.float64) / max(num - 1, 1)
+    shape = [1] * len(_shape_of(g))
+    shape[axis] = num
+    w = convert_to_tensor(t_np.astype(start.dtype._np).reshape(shape))
+    g_stop = T.reduce_sum(g * w, axis=axis)
+    g_start = T.reduce_sum(g, axis=axis) - g_stop
+    return T.unbroadcast(g_start, start), T.unbroadcast(g_stop, stop)
+
+
+def _shape_of(x) -> tuple:
+    v = getattr(x, "_v", None)
+    return np.shape(v) if v is not None else tuple(x.shape.as_list())
+
+
 LINSPACE = defop("LinSpace", _linspace_kernel, dtypes=(D.bfloat16, D.float16, D.float32, D.float64,
-                                                       D.complex64, D.complex128))
+                                                       D.complex64, D.complex128), grad=_linspace_grad)
 
 
 @tf_export("linspace")

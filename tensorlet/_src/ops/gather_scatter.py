@@ -12,12 +12,14 @@ import math
 
 import numpy as np
 
+from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
+from tensorlet._src.framework.indexed_slices import IndexedSlices
 from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet._src.ops._helpers import mismatch, static, t
 from tensorlet._src.ops.array_misc import where
-from tensorlet._src.ops.array_ops import _dims, int_list, reshape, squeeze
+from tensorlet._src.ops.array_ops import RESHAPE, TRANSPOSE, _dims, dense, int_list, reshape, squeeze
 from tensorlet._src.ops.registry import bind, defop, tf_export
 
 D = _dt
@@ -67,7 +69,28 @@ def _gather_kernel(xp, params, indices, axis, batch_dims):
     return out.reshape(ps[:axis] + ish[batch_dims:] + ps[axis + 1:])
 
 
-GATHER = defop("GatherV2", _gather_kernel, check=_gather_check)
+def _gather_grad(g, ans, params, indices, axis, batch_dims):
+    """TF: ``IndexedSlices`` for axis 0 without batch dims (the embedding case), else a dense scatter-add."""
+    g = dense(g)
+    pd, idd = _dims(params), _dims(indices)
+    if axis == 0 and batch_dims == 0:
+        n = math.prod(idd)
+        values = bind(RESHAPE, g, shape=(n,) + tuple(pd[1:]))
+        return IndexedSlices(values, bind(RESHAPE, indices, shape=(n,)), T.shape(params)), None
+    # params [B, A, N, R] (B: batch dims, N: the gathered axis), indices [B, I], g [B, A, I, R]
+    b, a, n, r = math.prod(pd[:batch_dims]), math.prod(pd[batch_dims:axis]), pd[axis], math.prod(pd[axis + 1:])
+    i = math.prod(idd[batch_dims:])
+    gt = bind(TRANSPOSE, bind(RESHAPE, g, shape=(b, a, i, r)), perm=(0, 2, 1, 3))  # [B, I, A, R]
+    ids = T.cast(bind(RESHAPE, indices, shape=(b, i)), D.int64)
+    if b > 1:
+        ids = ids + T.reshape(T.range(0, b * n, n, dtype=D.int64), [b, 1])  # row of each batch in [B*N]
+    out = bind(SCATTER_ND, bind(RESHAPE, ids, shape=(b * i, 1)), bind(RESHAPE, gt, shape=(b * i, a, r)),
+               shape=(b * n, a, r))
+    out = bind(TRANSPOSE, bind(RESHAPE, out, shape=(b, n, a, r)), perm=(0, 2, 1, 3))  # [B, A, N, R]
+    return bind(RESHAPE, out, shape=tuple(pd)), None
+
+
+GATHER = defop("GatherV2", _gather_kernel, check=_gather_check, grad=_gather_grad)
 
 
 @tf_export("gather")
@@ -146,7 +169,29 @@ def _gather_nd_kernel(xp, params, indices, batch_dims):
     return out.reshape(bshape + inner + params.shape[batch_dims + k:])
 
 
-GATHER_ND = defop("GatherNd", _gather_nd_kernel, check=_gather_nd_check)
+def _gather_nd_grad(g, ans, params, indices, batch_dims):
+    """TF: ``IndexedSlices`` for indices of shape [n, 1], else ``scatter_nd`` of ``g`` (batch dims flattened)."""
+    g = dense(g)
+    pd, idd = tuple(_dims(params)), tuple(_dims(indices))
+    k = idd[-1]
+    if k == 0:  # every index selects all of params (TF's ScatterNd rejects this; the sum is the gradient)
+        return T.reshape(T.reduce_sum(g, axis=list(range(len(idd) - 1))), pd), None
+    if batch_dims == 0:
+        if len(idd) == 2 and k == 1:
+            out_type = D.int64 if indices.dtype is D.int64 else D.int32
+            return IndexedSlices(g, bind(RESHAPE, indices, shape=idd[:1]), T.shape(params, out_type=out_type)), None
+        return bind(SCATTER_ND, indices, g, shape=pd), None
+    b = math.prod(pd[:batch_dims])
+    inner = idd[batch_dims:-1]
+    idx = T.cast(bind(RESHAPE, indices, shape=(b,) + inner + (k,)), D.int64)
+    rows = T.broadcast_to(T.reshape(T.range(b, dtype=D.int64), (b,) + (1,) * (len(inner) + 1)),
+                          (b,) + inner + (1,))
+    full = T.concat([rows, idx], -1)
+    upd = bind(RESHAPE, g, shape=(b,) + inner + pd[batch_dims + k:])
+    return bind(RESHAPE, bind(SCATTER_ND, full, upd, shape=(b,) + pd[batch_dims:]), shape=pd), None
+
+
+GATHER_ND = defop("GatherNd", _gather_nd_kernel, check=_gather_nd_check, grad=_gather_nd_grad)
 
 
 @tf_export("gather_nd")
@@ -233,7 +278,13 @@ def _jax_scatter(method):
     return kernel
 
 
+def _empty_index_check(op_name, v):
+    if v is not None and v.ndim and v.shape[-1] == 0 and math.prod(v.shape[:-1]):
+        raise errors.invalid_argument(op_name, "Indices and updates specified for empty output shape")
+
+
 def _scatter_nd_check(indices, updates, shape):
+    _empty_index_check("ScatterNd", getattr(indices, "_v", None))
     _check_bounds("ScatterNd", getattr(indices, "_v", None), shape)
 
 
@@ -250,7 +301,8 @@ def _scatter_nd_jax(xp, indices, updates, shape):
     return xp.zeros(shape, updates.dtype).at[_key(indices)].add(updates)
 
 
-SCATTER_ND = defop("ScatterNd", _scatter_nd_kernel, jax_impl=_scatter_nd_jax, check=_scatter_nd_check)
+SCATTER_ND = defop("ScatterNd", _scatter_nd_kernel, jax_impl=_scatter_nd_jax, check=_scatter_nd_check,
+                   grad=lambda g, ans, indices, updates, shape: (None, _gather_at(dense(g), indices)))
 
 
 @tf_export("scatter_nd")
@@ -271,20 +323,42 @@ def scatter_nd(indices, updates, shape, bad_indices_policy="", name=None):
 
 def _tensor_scatter_check(op_name):
     def check(tensor, indices, updates):
+        _empty_index_check(op_name, getattr(indices, "_v", None))
         _check_bounds(op_name, getattr(indices, "_v", None), _dims(tensor))
     return check
 
 
-def _def_tensor_scatter(name, ufunc, method, dtypes):
+def _def_tensor_scatter(name, ufunc, method, dtypes, grad):
     return defop(name, _np_scatter(ufunc), jax_impl=_jax_scatter(method), check=_tensor_scatter_check(name),
-                 dtypes=dtypes)
+                 dtypes=dtypes, grad=grad)
 
 
-TS_UPDATE = _def_tensor_scatter("TensorScatterUpdate", None, "set", None)
-TS_ADD = _def_tensor_scatter("TensorScatterAdd", np.add, "add", D.NUMERIC)
-TS_SUB = _def_tensor_scatter("TensorScatterSub", np.subtract, "sub", D.NUMERIC)
-TS_MIN = _def_tensor_scatter("TensorScatterMin", np.minimum, "min", D.REALS)
-TS_MAX = _def_tensor_scatter("TensorScatterMax", np.maximum, "max", D.REALS)
+def _gather_at(g, indices):
+    return bind(GATHER_ND, g, indices, batch_dims=0)
+
+
+def _ts_update_grad(g, ans, tensor, indices, updates):
+    """TF: the overwritten positions get no gradient; every update gets ``g`` at its index (duplicates too)."""
+    g = dense(g)
+    return bind(TS_UPDATE, g, indices, T.zeros_like(updates)), None, _gather_at(g, indices)
+
+
+def _ts_min_max_grad(g, ans, tensor, indices, updates):
+    """TF's rule: the gradient is split evenly among the tensor element and the updates equal to the result."""
+    g = dense(g)
+    x_hit = T.cast(T.equal(tensor, ans), g.dtype)
+    y_hit = T.cast(T.equal(updates, _gather_at(ans, indices)), g.dtype)
+    count = x_hit + bind(SCATTER_ND, indices, y_hit, shape=tuple(_dims(tensor)))
+    return g * x_hit / count, None, _gather_at(g / count, indices) * y_hit
+
+
+TS_UPDATE = _def_tensor_scatter("TensorScatterUpdate", None, "set", None, _ts_update_grad)
+TS_ADD = _def_tensor_scatter("TensorScatterAdd", np.add, "add", D.NUMERIC,
+                             lambda g, ans, x, i, u: (dense(g), None, _gather_at(dense(g), i)))
+TS_SUB = _def_tensor_scatter("TensorScatterSub", np.subtract, "sub", D.NUMERIC,
+                             lambda g, ans, x, i, u: (dense(g), None, -_gather_at(dense(g), i)))
+TS_MIN = _def_tensor_scatter("TensorScatterMin", np.minimum, "min", D.REALS, _ts_min_max_grad)
+TS_MAX = _def_tensor_scatter("TensorScatterMax", np.maximum, "max", D.REALS, _ts_min_max_grad)
 
 
 def _is_tensor(x):

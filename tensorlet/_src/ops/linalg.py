@@ -1,6 +1,6 @@
 """``tf.linalg`` structure ops: band parts, diagonals, trace, transposes, matvec, cross, norms.
 
-Decompositions and solvers live in ``linalg_decomp`` (imported at the bottom).  Shared
+Decompositions and solvers live in ``linalg_decomp``.  Shared
 helpers for both modules: ``matrix_check`` (rank >= 2, square) and ``lapack_in`` (LAPACK has no
 half precision, so float16/bfloat16 are computed in float32 and cast back).
 """
@@ -11,6 +11,7 @@ import functools
 
 import numpy as np
 
+from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.ops._helpers import same_dtype, static, t
@@ -91,7 +92,9 @@ def _band_check(x, num_lower=-1, num_upper=-1):
                                                         f"of columns ({d[-1]}) got: {num_upper}")
 
 
-BAND_PART = defop("MatrixBandPart", _band_kernel, dtypes=NOT_STRING, check=_band_check)
+BAND_PART = defop("MatrixBandPart", _band_kernel, dtypes=NOT_STRING, check=_band_check,
+                  grad=lambda g, ans, x, num_lower=-1, num_upper=-1: bind(BAND_PART, g, num_lower=num_lower,
+                                                                          num_upper=num_upper))
 
 
 def _static_int(v, op_name, what):
@@ -190,9 +193,28 @@ def _set_diag_kernel(xp, x, diagonal, k_lo=0, k_hi=0, align="RIGHT_LEFT"):
     return xp.where(ok, v[..., r, p], x)
 
 
-DIAG = defop("MatrixDiagV3", _diag_kernel, dtypes=NOT_STRING)
-DIAG_PART = defop("MatrixDiagPartV3", _diag_part_kernel, dtypes=NOT_STRING)
-SET_DIAG = defop("MatrixSetDiagV3", _set_diag_kernel, dtypes=NOT_STRING)
+# The three diagonal ops are each other's transposes (TF's gradients); padding values get no gradient.
+def _zero(x):
+    return T.zeros([], x.dtype)
+
+
+def _diag_grad(g, ans, diagonal, padding, k_lo=0, k_hi=0, num_rows=0, num_cols=0, align="RIGHT_LEFT"):
+    return bind(DIAG_PART, g, _zero(g), k_lo=k_lo, k_hi=k_hi, align=align), None
+
+
+def _diag_part_grad(g, ans, x, padding, k_lo=0, k_hi=0, align="RIGHT_LEFT"):
+    m, n = x.shape[-2:]
+    return bind(DIAG, g, _zero(g), k_lo=k_lo, k_hi=k_hi, num_rows=m, num_cols=n, align=align), None
+
+
+def _set_diag_grad(g, ans, x, diagonal, k_lo=0, k_hi=0, align="RIGHT_LEFT"):
+    return (bind(SET_DIAG, g, T.zeros_like(diagonal), k_lo=k_lo, k_hi=k_hi, align=align),
+            bind(DIAG_PART, g, _zero(g), k_lo=k_lo, k_hi=k_hi, align=align))
+
+
+DIAG = defop("MatrixDiagV3", _diag_kernel, dtypes=NOT_STRING, grad=_diag_grad)
+DIAG_PART = defop("MatrixDiagPartV3", _diag_part_kernel, dtypes=NOT_STRING, grad=_diag_part_grad)
+SET_DIAG = defop("MatrixSetDiagV3", _set_diag_kernel, dtypes=NOT_STRING, grad=_set_diag_grad)
 
 
 def _k_range(k, op_name):
@@ -357,8 +379,10 @@ def _tensor_diag_part_check(x):
                                                       f"{i + half} do not match.")
 
 
-TENSOR_DIAG = defop("Diag", _tensor_diag_kernel, dtypes=DIAG_TYPES, check=_tensor_diag_check)
-TENSOR_DIAG_PART = defop("DiagPart", _tensor_diag_part_kernel, dtypes=DIAG_TYPES, check=_tensor_diag_part_check)
+TENSOR_DIAG = defop("Diag", _tensor_diag_kernel, dtypes=DIAG_TYPES, check=_tensor_diag_check,
+                    grad=lambda g, ans, x: bind(TENSOR_DIAG_PART, g))
+TENSOR_DIAG_PART = defop("DiagPart", _tensor_diag_part_kernel, dtypes=DIAG_TYPES, check=_tensor_diag_part_check,
+                         grad=lambda g, ans, x: bind(TENSOR_DIAG, g))
 
 
 @tf_export("linalg.tensor_diag")
@@ -466,7 +490,8 @@ def _cross_check(a, b):
                               "Cross-products are only defined for 3-element vectors.")
 
 
-CROSS = defop("Cross", _cross_kernel, dtypes=CROSS_TYPES, check=_cross_check, quiet=True)
+CROSS = defop("Cross", _cross_kernel, dtypes=CROSS_TYPES, check=_cross_check, quiet=True,
+              grad=lambda g, ans, a, b: (bind(CROSS, b, g), bind(CROSS, g, a)))  # TF's formula
 
 
 @tf_export("linalg.cross")
@@ -531,8 +556,70 @@ def _norm_kernel(xp, x, order="euclidean", axis=None, keepdims=False):
     return r.astype(out_dtype)
 
 
+def _kept(x, axis):
+    """``x``'s shape with the reduced axes as 1 (a keepdims result's shape)."""
+    return [1 if axis is None or i in axis else d for i, d in enumerate(x.shape)]
+
+
+def _abs_grad(ga, x):
+    """TF's Abs/ComplexAbs gradient: ``ga * sign(x)``; ``ga * x / |x|`` (0 at 0) for complex."""
+    if x.dtype.is_complex:
+        scale = T.math.divide_no_nan(ga, T.abs(x))
+        return T.complex(scale, T.zeros_like(scale)) * x
+    return ga * T.sign(x)
+
+
+def _split_ties(values, best, g, axis):
+    """reduce_max's gradient: ``g`` shared evenly among the entries of ``values`` equal to ``best``."""
+    hits = T.cast(T.equal(values, best), g.dtype)
+    return hits / T.reduce_sum(hits, axis=axis, keepdims=True) * g
+
+
+def _matrix2_norm_grad(g, x, axis, keepdims):
+    """u diag(dg) v^H of the SVD over the axis pair (ties among top singular values share the gradient)."""
+    rank = len(x.shape)
+    perm = [i for i in range(rank) if i not in axis] + list(axis)
+    xm = T.transpose(x, perm)
+    s, u, v = T.linalg.svd(xm)
+    batch = list(xm.shape[:-2])
+    gk = T.reshape(g, batch + [1])
+    gs = _split_ties(s, T.reduce_max(s, axis=-1, keepdims=True), gk, -1) * T.sign(s)
+    gm = T.linalg.matmul(u * T.cast(gs, u.dtype)[..., None, :], v, adjoint_b=True)
+    return T.transpose(gm, [perm.index(i) for i in range(rank)])
+
+
+def _norm_grad(g, ans, x, order="euclidean", axis=None, keepdims=False):
+    """The gradient of TF's composite for each norm, with its values where the norm is 0 (euclidean: NaN)."""
+    is_matrix = axis is not None and len(axis) == 2
+    if order == 2 and is_matrix:
+        return _matrix2_norm_grad(g, x, axis, keepdims)
+    kept = _kept(x, axis)
+    gk = T.reshape(g, kept)
+    rk = T.reshape(ans, kept)
+    if order in ("euclidean", "fro"):  # sqrt(sum(x * conj(x))): Re(g) x / norm
+        if x.dtype.is_complex:
+            gk = T.cast(T.math.real(gk), x.dtype)
+        return x * (gk / rk)
+    a = T.abs(x)
+    if order == 1:
+        if is_matrix:  # max over axis[1] of the column sums over axis[0]
+            gk = _split_ties(T.reduce_sum(a, axis=axis[0], keepdims=True), rk, gk, axis[1])
+        ga = T.broadcast_to(gk, a.shape)
+    elif order == np.inf:
+        if is_matrix:  # max over axis[0] of the row sums over axis[1]
+            ga = T.broadcast_to(_split_ties(T.reduce_sum(a, axis=axis[1], keepdims=True), rk, gk, axis[0]), a.shape)
+        else:
+            ga = _split_ties(a, rk, gk, None if axis is None else axis[0])
+    else:  # pow(sum(pow(|x|, p)), 1/p), differentiated as TF's Pow ops are
+        p = float(order)
+        total = T.reduce_sum(T.pow(a, p), axis=axis, keepdims=True)
+        gsum = gk * (1.0 / p) * T.pow(total, 1.0 / p - 1.0)
+        ga = gsum * p * T.pow(a, p - 1.0)
+    return _abs_grad(ga, x)
+
+
 # tensorlet's own primitive (TF composes norms from Sum/Max/Sqrt/Svd): one kernel eagerly.
-NORM = defop("Norm", _norm_kernel, dtypes=NORM_TYPES, quiet=True)
+NORM = defop("Norm", _norm_kernel, dtypes=NORM_TYPES, quiet=True, grad=_norm_grad)
 
 
 def _norm_args(order, axis):
@@ -598,5 +685,3 @@ def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002 - TF
     n = cast(n, x.dtype)
     return truediv(x, n), n
 
-
-from tensorlet._src.ops import linalg_decomp  # noqa: E402,F401 - decompositions and solvers (same family)

@@ -155,7 +155,7 @@ def _polygamma_np(xp, n, x):
     return _polygamma(xp, _ScipySpecial(), n.astype(np.float64), x.astype(np.float64)).astype(d)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _polygamma_jit():
     import jax
     import jax.numpy as jnp

@@ -34,18 +34,9 @@ def _no_grad(g, ans, x):
 
 
 def _complex_abs_grad(g, ans, x):
-    gc = T.complex(g, T.zeros_like(g))
-    return T.math.divide_no_nan(gc * x, T.complex(ans, T.zeros_like(ans)))  # 0 at x == 0
-
-
-def _rsqrt_grad(g, ans, x):
-    cy = _cj(ans)
-    return (-0.5 * (g * cy)) * (cy * cy)
-
-
-def _reciprocal_grad(g, ans, x):
-    cy = _cj(ans)
-    return (-g * cy) * cy
+    # g * x / |x|, and 0 where x == 0 (TF: div_no_nan); the division is done in real arithmetic
+    scale = T.math.divide_no_nan(g, ans)
+    return T.complex(scale, T.zeros_like(scale)) * x
 
 
 def _tanh_grad(g, ans, x):
@@ -125,11 +116,61 @@ def _unary(op_name, fname, dtypes=INEXACT, **kw):
     return defop(op_name, xpfn(fname), dtypes=dtypes, shape=shapes.same, quiet=True, **kw)
 
 
+# TF's dedicated gradient ops of sqrt, rsqrt and reciprocal: f(y, dy) from the output y and the upstream dy, and 0
+# wherever dy == 0 (even where y is 0 or nan), as TF's kernels.  Each has its own gradient, as TF's *GradGrad.
+
+def _zero_where_no_upstream(xp, dy, r):
+    return xp.where(dy == 0, xp.zeros_like(r), r).astype(dy.dtype)  # bfloat16 * 0.5 is float32 in NumPy
+
+
+def _sqrt_grad_kernel(xp, y, dy):
+    r = (dy * 0.5) / xp.conj(y)
+    if y.dtype.kind == "c":  # TF's complex division by 0 is nan+nanj (NumPy's gives inf+nanj)
+        r = xp.where(y == 0, xp.asarray(complex(np.nan, np.nan), r.dtype), r)
+    return _zero_where_no_upstream(xp, dy, r)
+
+
+def _rsqrt_grad_kernel(xp, y, dy):
+    cy = xp.conj(y)
+    return _zero_where_no_upstream(xp, dy, (-0.5 * (dy * cy)) * (cy * cy))
+
+
+def _reciprocal_grad_kernel(xp, y, dy):
+    cy = xp.conj(y)
+    return _zero_where_no_upstream(xp, dy, (-dy * cy) * cy)
+
+
+def _sqrt_grad_grad(g, s, y, dy):
+    gy = g / y  # s = 0.5 * dy / conj(y)
+    return -_cj(gy) * s, gy * 0.5
+
+
+def _rsqrt_grad_grad(g, s, y, dy):
+    cy = _cj(y)
+    return -1.5 * _cj(g) * dy * square(cy), bind(RSQRT_GRAD, cy, T.convert(g))
+
+
+def _reciprocal_grad_grad(g, s, y, dy):
+    cy = _cj(y)
+    return _cj(g) * -2.0 * dy * cy, bind(RECIPROCAL_GRAD, cy, T.convert(g))
+
+
+def _from_output(op):
+    """Gradient ``op(y, g)`` of a unary op from its output (g densified: it may arrive as IndexedSlices)."""
+    return lambda g, ans, x: bind(op, ans, T.convert(g))
+
+
+SQRT_GRAD = defop("SqrtGrad", _sqrt_grad_kernel, dtypes=INEXACT, shape=shapes.same, quiet=True, grad=_sqrt_grad_grad)
+RSQRT_GRAD = defop("RsqrtGrad", _rsqrt_grad_kernel, dtypes=INEXACT, shape=shapes.same, quiet=True,
+                   grad=_rsqrt_grad_grad)
+RECIPROCAL_GRAD = defop("ReciprocalGrad", _reciprocal_grad_kernel, dtypes=INEXACT, shape=shapes.same, quiet=True,
+                        grad=_reciprocal_grad_grad)
+
 EXP = _unary("Exp", "exp", grad=lambda g, ans, x: g * _cj(ans))
 EXPM1 = _unary("Expm1", "expm1", grad=lambda g, ans, x: g * exp(_cj(x)))
 LOG = _unary("Log", "log", grad=lambda g, ans, x: g * reciprocal(_cj(x)))
 LOG1P = _unary("Log1p", "log1p", grad=lambda g, ans, x: g * reciprocal(1 + _cj(x)))
-SQRT = _unary("Sqrt", "sqrt", grad=lambda g, ans, x: (g * 0.5) / _cj(ans))  # inf at 0, as TF
+SQRT = _unary("Sqrt", "sqrt", grad=_from_output(SQRT_GRAD))  # inf at 0, as TF
 SQUARE = _unary("Square", "square", dtypes=ALL_NUM, grad=lambda g, ans, x: g * (_cj(x) * 2))
 SIN = _unary("Sin", "sin", grad=lambda g, ans, x: g * cos(_cj(x)))
 COS = _unary("Cos", "cos", grad=lambda g, ans, x: -g * sin(_cj(x)))
@@ -148,9 +189,9 @@ CEIL = _unary("Ceil", "ceil", dtypes=FLT, grad=_no_grad)
 RINT = _unary("Rint", "rint", dtypes=FLT, grad=_no_grad)  # half to even
 ROUND = _unary("Round", "round", dtypes=FLT_SINT_CPLX, check=_no_kernel("Round", "c"), grad=_no_grad)  # half to even
 RECIPROCAL = _unary("Reciprocal", "reciprocal", dtypes=FLT_SINT_CPLX, check=_no_kernel("Reciprocal", "iu"),
-                    grad=_reciprocal_grad)
+                    grad=_from_output(RECIPROCAL_GRAD))
 RSQRT = defop("Rsqrt", lambda xp, x: xp.reciprocal(xp.sqrt(x)), dtypes=INEXACT, shape=shapes.same, quiet=True,
-              grad=_rsqrt_grad)
+              grad=_from_output(RSQRT_GRAD))
 
 IS_NAN = defop("IsNan", xpfn("isnan"), dtypes=FLT, shape=shapes.with_dtype(D.bool), grad=NONDIFF)
 IS_INF = defop("IsInf", xpfn("isinf"), dtypes=FLT, shape=shapes.with_dtype(D.bool), grad=NONDIFF)

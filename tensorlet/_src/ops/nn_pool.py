@@ -19,19 +19,19 @@ import collections
 import ml_dtypes
 import numpy as np
 
+from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.ops._helpers import t, to_shape_tuple
-from tensorlet._src.ops.nn_conv import (
+from tensorlet._src.ops.nn_conv import full_seq, padding_arg
+from tensorlet._src.ops.nn_conv_kernels import (
     from_last,
-    full_seq,
     jit_lowering,
+    known,
     out_size,
     pad_spatial,
-    padding_arg,
     pads_for,
     positions,
-    known,
     shape_of,
     spatial_axes,
     to_last,
@@ -154,7 +154,7 @@ def _select(xp, xl, sizes, k, s, pads, osz):
     nd = len(k)
     low = -np.inf if _is_float(xl.dtype) else _lowest(xl.dtype)
     xpad = pad_spatial(xp, xl, pads, low)
-    valid = np.pad(np.ones((1,) + sizes + (1,), bool), _full_pads(pads, False))
+    valid = _valid_mask(sizes, pads)
     pos = positions(k, s, (1,) * nd, osz)
     best, bvalid = xpad[pos[0]], valid[pos[0]]
     idx = xp.zeros(best.shape, np.int32)
@@ -213,6 +213,74 @@ def _argmax_kernel(xp, x, ksize, strides, padding, Targmax=np.int64, include_bat
     if include_batch_in_index:
         flat = flat + (np.arange(n_b, dtype=np.int64) * (int(np.prod(sizes)) * c)).reshape((n_b,) + (1,) * (x.ndim - 1))
     return best, flat.astype(Targmax)
+
+
+# --- gradients of the gradients (and the argmax gradient) -------------------------------------
+
+def _valid_mask(sizes, pads):
+    """True at the non-padded positions of the padded (channels-last) input, shaped [1, *padded, 1]."""
+    return np.pad(np.ones((1,) + sizes + (1,), bool), _full_pads(pads, False))
+
+
+def _max3d_grad_kernel(xp, x, y, g, ksize, strides, padding, data_format="NDHWC"):
+    """TF's CPU MaxPool3DGrad: every valid element within 1e-5 of its window's orig_output gets the gradient."""
+    cf, sizes, k, s, pads, osz = _window(x.shape, ksize, strides, padding, (), data_format)
+    xl, yl, gl = to_last(xp, x, cf), to_last(xp, y, cf), to_last(xp, g, cf)
+    psz = tuple(n + lo + hi for n, (lo, hi) in zip(sizes, pads))
+    dxp = xp.zeros((x.shape[0],) + psz + (xl.shape[-1],), g.dtype)
+    if gl.size:
+        xpad, valid = pad_spatial(xp, xl, pads), _valid_mask(sizes, pads)
+        tol, zero = np.asarray(1e-5, x.dtype), xp.zeros((), g.dtype)
+        for sl in positions(k, s, (1,) * len(k), osz):
+            hit = valid[sl] & (xp.abs(xpad[sl] - yl) < tol)
+            dxp = _add_at(xp, dxp, sl, xp.where(hit, gl, zero))
+    crop = (slice(None),) + tuple(slice(lo, lo + n) for n, (lo, _) in zip(sizes, pads))
+    return from_last(xp, dxp[crop], cf)
+
+
+def _max_grad_grad_kernel(xp, x, y, g, ksize, strides, padding, explicit_paddings=(), data_format="NHWC"):
+    """MaxPool{,3D}GradGrad: per window, g at the first valid element (row-major) equal to orig_output, else 0."""
+    cf, sizes, k, s, pads, osz = _window(x.shape, ksize, strides, padding, explicit_paddings, data_format)
+    xl, yl, gl = to_last(xp, x, cf), to_last(xp, y, cf), to_last(xp, g, cf)
+    out = xp.zeros(yl.shape, g.dtype)
+    if out.size:
+        xpad, gpad, valid = pad_spatial(xp, xl, pads), pad_spatial(xp, gl, pads), _valid_mask(sizes, pads)
+        found = xp.zeros(yl.shape, bool)
+        for sl in positions(k, s, (1,) * len(k), osz):
+            hit = (xpad[sl] == yl) & valid[sl] & ~found
+            out = xp.where(hit, gpad[sl], out)
+            found = found | hit
+    return from_last(xp, out, cf)
+
+
+def _argmax_flat(x, argmax, include_batch_in_index):
+    """The argmax indices into x flattened (TF leaves the batch offset out unless include_batch_in_index)."""
+    idx = argmax.astype(np.int64)
+    if not include_batch_in_index and x.shape[0]:
+        n = x.shape[0]
+        idx = idx + (np.arange(n, dtype=np.int64) * (x.size // n)).reshape((n,) + (1,) * (idx.ndim - 1))
+    return idx.reshape(-1)
+
+
+def _argmax_grad_kernel(xp, x, g, argmax, ksize, strides, padding, include_batch_in_index=False):
+    """MaxPoolGradWithArgmax: scatter-add each gradient to the input element its argmax names."""
+    idx = _argmax_flat(x, argmax, include_batch_in_index)
+    if _is_float(g.dtype):
+        flat = np.bincount(idx, weights=g.reshape(-1).astype(np.float64), minlength=x.size).astype(g.dtype)
+    else:
+        flat = np.zeros(x.size, g.dtype)
+        np.add.at(flat, idx, g.reshape(-1))
+    return flat.reshape(x.shape)
+
+
+def _jax_argmax_grad(xp, x, g, argmax, ksize, strides, padding, include_batch_in_index=False):
+    idx = _argmax_flat(x, argmax, include_batch_in_index)
+    return xp.zeros(x.size, g.dtype).at[idx].add(g.reshape(-1)).reshape(x.shape)
+
+
+def _argmax_grad_grad_kernel(xp, x, g, argmax, ksize, strides, padding, include_batch_in_index=False):
+    """MaxPoolGradGradWithArgmax: gather g (shaped like the input) at each window's argmax."""
+    return xp.take(g.reshape(-1), _argmax_flat(x, argmax, include_batch_in_index)).reshape(argmax.shape)
 
 
 # --- checks ------------------------------------------------------------------------------------
@@ -307,7 +375,37 @@ def _argmax_check(x, ksize, strides, padding, Targmax=np.int64, include_batch_in
     _check_window("MaxPoolWithArgmax", 2, shape_of(x), ksize, strides, padding, (), "NHWC", ("SAME", "VALID"))
 
 
-# --- the primitives ----------------------------------------------------------------------------
+def _max_grad_grad_check(op, nd, paddings):
+    def check(x, y, g, ksize, strides, padding, explicit_paddings=(), data_format=None):
+        xs = shape_of(x)
+        if len(xs) != nd + 2:
+            raise errors.invalid_argument(op, f"tensor_in must be {nd + 2}-dimensional")
+        _check_window(op, nd, xs, ksize, strides, padding, explicit_paddings, data_format, paddings)
+        _expect(op, "orig_output", shape_of(y), _out_shape(xs, ksize, strides, padding, explicit_paddings, data_format))
+        _expect(op, "grad", shape_of(g), xs)
+    return check
+
+
+def _argmax_grad_check(op, grad_like_input):
+    def check(x, g, argmax, ksize, strides, padding, include_batch_in_index=False):
+        xs = shape_of(x)
+        _check_window(op, 2, xs, ksize, strides, padding, (), "NHWC", ("SAME", "VALID"))
+        out = _out_shape(xs, ksize, strides, padding, (), "NHWC")
+        _expect(op, "grad", shape_of(g), xs if grad_like_input else out)
+        _expect(op, "argmax", shape_of(argmax), out)
+        a = getattr(argmax, "_v", None)
+        if a is not None and a.size and known(xs):
+            limit = int(np.prod(xs if include_batch_in_index else xs[1:]))
+            lo, hi = int(a.min()), int(a.max())
+            if lo < 0 or hi >= limit:
+                raise errors.invalid_argument(op, f"Invalid argmax index: {lo if lo < 0 else hi}, must be in "
+                                                  f"[0, {limit})")
+    return check
+
+
+# --- the primitives and their gradients (TF's nn_grad.py) ----------------------------------------
+# MaxPool -> MaxPoolGrad -> MaxPoolGradGrad -> MaxPoolGrad ...: the gradient ops are linear in their last input
+# and piecewise constant in orig_input/orig_output, whose gradients are zeros (TF's convention: zeros, not None).
 
 _P2 = ("SAME", "VALID", "EXPLICIT")
 _P = ("SAME", "VALID")
@@ -315,23 +413,54 @@ _P = ("SAME", "VALID")
 J = jit_lowering
 F16_32 = (D.float16, D.bfloat16, D.float32)
 
+
+def _grad_of_grad(other):
+    """Gradient of a max-pool gradient op (orig_input, orig_output, grad): zeros, zeros, ``other()`` of g."""
+    return lambda g, ans, x, y, dy, **a: (T.zeros_like(x), T.zeros_like(y), bind(other(), x, y, g, **a))
+
+
+def _grad_of_argmax_grad(other):
+    """Gradient of MaxPoolGrad{,Grad}WithArgmax (input, grad, argmax): zeros, ``other()`` of g, None."""
+    return lambda g, ans, x, dy, argmax, **a: (T.zeros_like(x), bind(other(), x, g, argmax, **a), None)
+
+
 MAX_POOL = defop("MaxPool", _max_kernel, jax_impl=J(_jax_max), dtypes=MAXPOOL_TYPES,
-                 check=_pool_check("MaxPool", 2, _P2))
-MAX_POOL3D = defop("MaxPool3D", _max_kernel, jax_impl=J(_jax_max), dtypes=F16_32, check=_pool_check("MaxPool3D", 3, _P))
-AVG_POOL = defop("AvgPool", _avg_kernel, jax_impl=J(_jax_avg), dtypes=FLOATS, check=_pool_check("AvgPool", 2, _P))
+                 check=_pool_check("MaxPool", 2, _P2), grad=lambda g, ans, x, **a: bind(MAX_POOL_GRAD, x, ans, g, **a))
+MAX_POOL3D = defop("MaxPool3D", _max_kernel, jax_impl=J(_jax_max), dtypes=F16_32, check=_pool_check("MaxPool3D", 3, _P),
+                   grad=lambda g, ans, x, **a: bind(MAX_POOL3D_GRAD, x, ans, g, **a))
+AVG_POOL = defop("AvgPool", _avg_kernel, jax_impl=J(_jax_avg), dtypes=FLOATS, check=_pool_check("AvgPool", 2, _P),
+                 grad=lambda g, ans, x, **a: bind(AVG_POOL_GRAD, g, orig_input_shape=shape_of(x), **a))
 AVG_POOL3D = defop("AvgPool3D", _avg_kernel, jax_impl=J(_jax_avg), dtypes=FLOATS,
-                   check=_pool_check("AvgPool3D", 3, _P))
+                   check=_pool_check("AvgPool3D", 3, _P),
+                   grad=lambda g, ans, x, **a: bind(AVG_POOL3D_GRAD, g, orig_input_shape=shape_of(x), **a))
 # The gradient and argmax kernels are written against xp (shared by NumPy and jax.numpy).
 MAX_POOL_GRAD = defop("MaxPoolGrad", _max_grad_kernel, jax_impl=J(_max_grad_kernel), dtypes=MAXGRAD_TYPES,
-                      check=_max_grad_check("MaxPoolGrad", 2, _P2))
-MAX_POOL3D_GRAD = defop("MaxPool3DGrad", _max_grad_kernel, jax_impl=J(_max_grad_kernel), dtypes=F16_32,
-                        check=_max_grad_check("MaxPool3DGrad", 3, _P))
+                      check=_max_grad_check("MaxPoolGrad", 2, _P2), grad=_grad_of_grad(lambda: MAX_POOL_GRAD_GRAD))
+MAX_POOL3D_GRAD = defop("MaxPool3DGrad", _max3d_grad_kernel, jax_impl=J(_max3d_grad_kernel), dtypes=F16_32,
+                        check=_max_grad_check("MaxPool3DGrad", 3, _P),
+                        grad=_grad_of_grad(lambda: MAX_POOL3D_GRAD_GRAD))
+# TF's MaxPoolGradGrad has no explicit padding; here it takes MaxPoolGrad's attrs (second derivatives of EXPLICIT).
+MAX_POOL_GRAD_GRAD = defop("MaxPoolGradGrad", _max_grad_grad_kernel, jax_impl=J(_max_grad_grad_kernel),
+                           dtypes=MAXGRAD_TYPES, check=_max_grad_grad_check("MaxPoolGradGrad", 2, _P2),
+                           grad=_grad_of_grad(lambda: MAX_POOL_GRAD))
+MAX_POOL3D_GRAD_GRAD = defop("MaxPool3DGradGrad", _max_grad_grad_kernel, jax_impl=J(_max_grad_grad_kernel),
+                             dtypes=MAXGRAD_TYPES, check=_max_grad_grad_check("MaxPool3DGradGrad", 3, _P),
+                             grad=_grad_of_grad(lambda: MAX_POOL3D_GRAD))
 AVG_POOL_GRAD = defop("AvgPoolGrad", _avg_grad_kernel, jax_impl=J(_avg_grad_kernel), dtypes=FLOATS,
-                      check=_avg_grad_check("AvgPoolGrad", 2))
+                      check=_avg_grad_check("AvgPoolGrad", 2),
+                      grad=lambda g, ans, dy, orig_input_shape, **a: bind(AVG_POOL, g, **a))
 AVG_POOL3D_GRAD = defop("AvgPool3DGrad", _avg_grad_kernel, jax_impl=J(_avg_grad_kernel), dtypes=FLOATS,
-                        check=_avg_grad_check("AvgPool3DGrad", 3))
+                        check=_avg_grad_check("AvgPool3DGrad", 3),
+                        grad=lambda g, ans, dy, orig_input_shape, **a: bind(AVG_POOL3D, g, **a))
 MAX_POOL_ARGMAX = defop("MaxPoolWithArgmax", _argmax_kernel, jax_impl=J(_argmax_kernel), n_out=2,
-                        dtypes=MAXGRAD_TYPES, check=_argmax_check)
+                        dtypes=MAXGRAD_TYPES, check=_argmax_check,
+                        grad=lambda g, ans, x, Targmax=None, **a: bind(ARGMAX_GRAD, x, g[0], ans[1], **a))
+ARGMAX_GRAD = defop("MaxPoolGradWithArgmax", _argmax_grad_kernel, jax_impl=J(_jax_argmax_grad), dtypes=MAXGRAD_TYPES,
+                    check=_argmax_grad_check("MaxPoolGradWithArgmax", False),
+                    grad=_grad_of_argmax_grad(lambda: ARGMAX_GRAD_GRAD))
+ARGMAX_GRAD_GRAD = defop("MaxPoolGradGradWithArgmax", _argmax_grad_grad_kernel, jax_impl=J(_argmax_grad_grad_kernel),
+                         dtypes=MAXGRAD_TYPES, check=_argmax_grad_check("MaxPoolGradGradWithArgmax", True),
+                         grad=_grad_of_argmax_grad(lambda: ARGMAX_GRAD))
 
 
 # --- public ------------------------------------------------------------------------------------

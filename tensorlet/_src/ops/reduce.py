@@ -18,6 +18,7 @@ from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import Tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
+from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.ops import shapes
 from tensorlet._src.ops._helpers import static, t
 from tensorlet._src.ops.registry import EXPORTS, NONDIFF, bind, defop, tf_export
@@ -162,16 +163,75 @@ def _arg_shape(x, axis=0, output_type=np.int64, **_):
     return shapes.Spec(spec.shape, D.from_numpy(np.dtype(output_type)))
 
 
-SUM = defop("Sum", _sum_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True)
-MEAN = defop("Mean", _mean_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True)
-MAX = defop("Max", _extreme("max", True), dtypes=MINMAX_TYPES, shape=reduce_shape)
-MIN = defop("Min", _extreme("min", False), dtypes=MINMAX_TYPES, shape=reduce_shape)
-PROD = defop("Prod", _prod_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True)
+# --- gradients ---------------------------------------------------------------------------
+
+def _kept_shape(x, axis):
+    """``x``'s shape with the reduced axes kept as 1 (the ``keepdims=True`` output shape)."""
+    shp = tuple(x.shape)
+    if axis is None:
+        return (1,) * len(shp)
+    return tuple(1 if i in axis else d for i, d in enumerate(shp))
+
+
+def _expand(g, x, axis):
+    """The reduction's upstream gradient ``g`` broadcast back to ``x``'s shape."""
+    return T.broadcast_to(T.reshape(g, _kept_shape(x, axis)), tuple(x.shape))
+
+
+def _sum_grad(g, ans, x, axis=None, keepdims=False):
+    return _expand(g, x, axis)
+
+
+def _mean_grad(g, ans, x, axis=None, keepdims=False):
+    return _expand(g / max(_count(tuple(x.shape), axis), 1), x, axis)
+
+
+def _extreme_grad(g, ans, x, axis=None, keepdims=False):
+    """TF's rule for max/min: the gradient is split evenly among the elements equal to the result."""
+    kept = _kept_shape(x, axis)
+    hits = T.cast(T.equal(T.reshape(ans, kept), x), g.dtype)
+    count = T.reduce_sum(hits, axis=axis, keepdims=True)
+    return hits / count * T.reshape(g, kept)
+
+
+def _prod_grad(g, ans, x, axis=None, keepdims=False):
+    """Product of all the other entries, from exclusive cumprods both ways (exact where x has zeros)."""
+    shp = tuple(x.shape)
+    rank = len(shp)
+    reduced = list(range(rank)) if axis is None else sorted(axis)
+    other = [i for i in range(rank) if i not in reduced]
+    perm = reduced + other
+    inv = [perm.index(i) for i in range(rank)]
+    permuted = T.transpose(x, perm) if rank else x
+    flat = T.reshape(permuted, (_count(shp, tuple(reduced)), _count(shp, tuple(other))))
+    left = T.math.cumprod(flat, axis=0, exclusive=True)
+    right = T.math.cumprod(flat, axis=0, exclusive=True, reverse=True)
+    others = left * right
+    if x.dtype.is_complex:
+        others = T.math.conj(others)
+    others = T.reshape(others, tuple(shp[i] for i in perm))
+    if rank:
+        others = T.transpose(others, inv)
+    return _expand(g, x, axis) * others
+
+
+def _euclid_grad(g, ans, x, axis=None, keepdims=False):
+    """x * (g / norm): NaN where the norm is 0, as TF's x / (norm / g); no g in a denominator (finite JVPs)."""
+    kept = _kept_shape(x, axis)
+    return x * (T.reshape(g, kept) / T.reshape(ans, kept))
+
+
+SUM = defop("Sum", _sum_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True, grad=_sum_grad)
+MEAN = defop("Mean", _mean_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True, grad=_mean_grad)
+MAX = defop("Max", _extreme("max", True), dtypes=MINMAX_TYPES, shape=reduce_shape, grad=_extreme_grad)
+MIN = defop("Min", _extreme("min", False), dtypes=MINMAX_TYPES, shape=reduce_shape, grad=_extreme_grad)
+PROD = defop("Prod", _prod_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True, grad=_prod_grad)
 ANY = defop("Any", lambda xp, x, axis=None, keepdims=False: xp.any(x, axis=axis, keepdims=keepdims),
             dtypes=(D.bool,), shape=reduce_shape, grad=NONDIFF)
 ALL = defop("All", lambda xp, x, axis=None, keepdims=False: xp.all(x, axis=axis, keepdims=keepdims),
             dtypes=(D.bool,), shape=reduce_shape, grad=NONDIFF)
-EUCLIDEAN_NORM = defop("EuclideanNorm", _euclid_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True)
+EUCLIDEAN_NORM = defop("EuclideanNorm", _euclid_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True,
+                       grad=_euclid_grad)
 ARGMAX = defop("ArgMax", _arg_kernel("argmax", -np.inf), dtypes=ARG_TYPES, shape=_arg_shape, grad=NONDIFF)
 ARGMIN = defop("ArgMin", _arg_kernel("argmin", np.inf), dtypes=ARG_TYPES, shape=_arg_shape, grad=NONDIFF)
 

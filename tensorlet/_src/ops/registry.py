@@ -61,10 +61,10 @@ class Op:
     """One primitive.  See :func:`defop`."""
 
     __slots__ = ("name", "impl", "np_fn", "fast", "jax_impl", "shape_fn", "grad", "jvp", "n_out", "np_dtypes",
-                 "dtypes", "check", "quiet", "doc")
+                 "dtypes", "check", "quiet", "sparse_grad", "doc")
 
     def __init__(self, name, impl, *, jax_impl=None, shape=None, grad=None, jvp=None, n_out=1,
-                 dtypes=None, check=None, quiet=False, doc=""):
+                 dtypes=None, check=None, quiet=False, sparse_grad=False, doc=""):
         self.name = name
         self.impl = impl
         # the eager kernel on arrays only: the NumPy function itself, or impl with xp=np bound
@@ -79,6 +79,7 @@ class Op:
         self.np_dtypes = frozenset(d._np for d in dtypes) if dtypes is not None else None
         self.check = check
         self.quiet = quiet
+        self.sparse_grad = sparse_grad  # the gradient function accepts IndexedSlices upstream gradients
         self.doc = doc
 
     @property
@@ -104,7 +105,9 @@ def defop(name, impl, **kw) -> Op:
     (allowed dtypes of the first input, TF's ``T`` attr), ``check`` (extra
     validation ``check(*inputs, **attrs)`` raising TF errors), ``quiet`` (documents
     that the op yields inf/nan where NumPy would warn; every kernel is silenced by
-    the module-level warnings filter above, so it costs nothing per call).
+    the module-level warnings filter above, so it costs nothing per call),
+    ``sparse_grad`` (its gradient accepts an ``IndexedSlices`` upstream as is;
+    otherwise the tape densifies it first).
     """
     if name in REGISTRY:
         raise ValueError(f"op {name!r} is already registered")

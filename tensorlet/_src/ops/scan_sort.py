@@ -12,6 +12,7 @@ import collections
 
 import numpy as np
 
+from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import Tensor
@@ -58,12 +59,50 @@ def _scan(core, identity):
     return kernel
 
 
+def _cumsum_grad(g, ans, x, axis=0, exclusive=False, reverse=False):
+    return T.math.cumsum(g, axis, exclusive=exclusive, reverse=not reverse)
+
+
+def _cumprod_grad(g, ans, x, axis=0, exclusive=False, reverse=False):
+    """TF's rule: cumsum(y * g) the other way, divided by x with 0 where x is 0 (divide_no_nan)."""
+    return T.math.divide_no_nan(T.math.cumsum(ans * g, axis, exclusive=exclusive, reverse=not reverse), x)
+
+
+def _cumlse_grad(g, ans, x, axis=0, exclusive=False, reverse=False):
+    """exp(x) * reverse-cumsum(g * exp(-y)), with g split by sign so both parts can be scanned in log space."""
+    lowest = T.constant(g.dtype.min, g.dtype)  # TF's stand-in for log(0)
+
+    def part(mask, mag):
+        log_g = T.where(mask, T.math.log(mag), lowest)
+        return T.math.exp(T.math.cumulative_logsumexp(log_g - ans, axis, exclusive=exclusive,
+                                                      reverse=not reverse) + x)
+
+    return part(T.math.greater(g, 0), g) - part(T.math.less(g, 0), -g)
+
+
+def _cumlse_jvp(tans, ans, x, axis=0, exclusive=False, reverse=False):
+    """sum over the window of exp(x_j - y_i) * t_j, scanned in log space with t split by sign.
+
+    A rule of its own: the gradient's log-space split is not differentiable in g at g = 0, so a JVP by
+    transposition of the gradient at a zero cotangent would be wrong.
+    """
+    t = tans[0]
+    ninf = T.constant(-np.inf, t.dtype)
+
+    def part(mask, mag):
+        log_t = T.where(mask, T.math.log(T.where(mask, mag, T.ones_like(mag))), ninf)
+        return T.math.exp(T.math.cumulative_logsumexp(log_t + x, axis, exclusive=exclusive, reverse=reverse) - ans)
+
+    return part(T.math.greater(t, 0), t) - part(T.math.less(t, 0), -t)
+
+
 CUMSUM = defop("Cumsum", _scan(lambda xp, x, axis: xp.cumsum(x, axis=axis, dtype=x.dtype), 0),
-               dtypes=D.NUMERIC, shape=shapes.same, quiet=True)
+               dtypes=D.NUMERIC, shape=shapes.same, quiet=True, grad=_cumsum_grad)
 CUMPROD = defop("Cumprod", _scan(lambda xp, x, axis: xp.cumprod(x, axis=axis, dtype=x.dtype), 1),
-                dtypes=D.NUMERIC, shape=shapes.same, quiet=True)
+                dtypes=D.NUMERIC, shape=shapes.same, quiet=True, grad=_cumprod_grad)
 CUMLSE = defop("CumulativeLogsumexp", _scan(_lse_accumulate, -np.inf),
-               jax_impl=_scan(_lse_accumulate_jax, -np.inf), dtypes=D.FLOATS, shape=shapes.same, quiet=True)
+               jax_impl=_scan(_lse_accumulate_jax, -np.inf), dtypes=D.FLOATS, shape=shapes.same, quiet=True,
+               grad=_cumlse_grad, jvp=_cumlse_jvp)
 
 
 def _scan_axis(op_name, x, axis) -> int:
@@ -154,12 +193,37 @@ def _in_top_k_kernel(xp, predictions, targets, k=1):
     return valid & xp.isfinite(tp[:, 0]) & (greater < k)
 
 
-TOPK = defop("TopKV2", _topk_kernel, dtypes=SORT_TYPES, n_out=2, shape=_topk_shape)
+def _scatter_last(g, idx, n):
+    """``g`` [..., k] placed at positions ``idx`` [..., k] of a zero [..., n] tensor (indices distinct per row)."""
+    lead = tuple(g.shape)[:-1]
+    rows = int(np.prod(lead, dtype=np.int64))
+    k = tuple(g.shape)[-1]
+    base = T.reshape(T.range(rows, dtype=D.int64) * n, (rows, 1))
+    flat = T.reshape(T.cast(T.reshape(idx, (rows, k)), D.int64) + base, (-1, 1))
+    out = T.scatter_nd(flat, T.reshape(g, (-1,)), T.constant([rows * n], D.int64))
+    return T.reshape(out, lead + (n,))
+
+
+def _topk_grad(g, ans, x, k=1, sorted=True, index_type=np.int32):  # noqa: A002 - TF's attr name
+    return _scatter_last(g[0], ans[1], tuple(x.shape)[-1])
+
+
+def _sort_grad(g, ans, x, axis=-1, descending=False):
+    """The sorted slots' gradients sent back to the elements that filled them (ties: stable order)."""
+    rank = len(x.shape)
+    perm = list(range(rank))
+    perm[axis], perm[-1] = perm[-1], perm[axis]  # a swap: its own inverse
+    swap = (lambda v: T.transpose(v, perm)) if axis != rank - 1 else (lambda v: v)
+    order = bind(ARGSORT, swap(x), axis=rank - 1, descending=descending)
+    return swap(_scatter_last(swap(g), order, tuple(x.shape)[axis]))
+
+
+TOPK = defop("TopKV2", _topk_kernel, dtypes=SORT_TYPES, n_out=2, shape=_topk_shape, grad=_topk_grad)
 IN_TOPK = defop("InTopKV2", _in_top_k_kernel, dtypes=(D.float32,), grad=NONDIFF,
                 shape=lambda p, tg, **_: shapes.Spec(tg.shape, D.bool))
 # TF builds sort/argsort from TopKV2, Neg and transposes; one primitive each is simpler and faster here.
-SORT = defop("Sort", _sort_kernel, dtypes=SORT_TYPES, shape=shapes.same)
 ARGSORT = defop("ArgSort", _argsort_kernel, dtypes=SORT_TYPES, grad=NONDIFF, shape=shapes.with_dtype(D.int32))
+SORT = defop("Sort", _sort_kernel, dtypes=SORT_TYPES, shape=shapes.same, grad=_sort_grad)
 
 
 @tf_export("math.top_k", "nn.top_k")

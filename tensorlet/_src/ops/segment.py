@@ -13,6 +13,7 @@ import collections
 import ml_dtypes
 import numpy as np
 
+from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import Tensor
@@ -20,7 +21,7 @@ from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.ops import shapes
 from tensorlet._src.ops._helpers import static, t
 from tensorlet._src.ops.reduce import api
-from tensorlet._src.ops.registry import NONDIFF, bind, defop, tf_export
+from tensorlet._src.ops.registry import bind, defop, tf_export
 
 D = _dt
 _BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -96,11 +97,11 @@ def _unsorted_shape(data, ids, num_segments=0, **_):
     return shapes.Spec(TensorShape([num_segments] + data.shape.as_list()[ids.shape.rank:]), data.dtype)
 
 
-def _segment_op(name, reduction, is_sorted, dtypes, check):
+def _segment_op(name, reduction, is_sorted, dtypes, check, grad):
     # the sorted ops' output size depends on the ids' values: no static shape rule
     return defop(name, _segment_kernel(reduction, is_sorted, _np_scatter),
                  jax_impl=_segment_kernel(reduction, is_sorted, _jax_scatter), dtypes=dtypes, check=check,
-                 quiet=True, shape=None if is_sorted else _unsorted_shape)
+                 quiet=True, shape=None if is_sorted else _unsorted_shape, grad=grad)
 
 
 def _check_sorted_ids(name):
@@ -126,16 +127,80 @@ def _check_unsorted_ids(name):
     return check
 
 
-SEGMENT_SUM = _segment_op("SegmentSum", "sum", True, D.NUMERIC, _check_sorted_ids("SegmentSum"))
-SEGMENT_MEAN = _segment_op("SegmentMean", "mean", True, D.NUMERIC, _check_sorted_ids("SegmentMean"))
-SEGMENT_PROD = _segment_op("SegmentProd", "prod", True, D.NUMERIC, _check_sorted_ids("SegmentProd"))
-SEGMENT_MAX = _segment_op("SegmentMax", "max", True, D.REALS, _check_sorted_ids("SegmentMax"))
-SEGMENT_MIN = _segment_op("SegmentMin", "min", True, D.REALS, _check_sorted_ids("SegmentMin"))
-UNSORTED_SUM = _segment_op("UnsortedSegmentSum", "sum", False, D.NUMERIC, _check_unsorted_ids("UnsortedSegmentSum"))
+# --- gradients (TF's rules; the sorted ops' ids are valid, the unsorted ones' negative ids get 0) -------
+
+def _row_mask(mask, like):
+    """A boolean ``mask`` shaped like the ids, reshaped to broadcast against ``like`` (ids.shape + rest)."""
+    return T.reshape(mask, tuple(mask.shape) + (1,) * (len(like.shape) - len(mask.shape)))
+
+
+def _gather_rows(params, ids, clip):
+    """``params[ids]``; with ``clip``, rows of negative ids are 0 instead."""
+    if not clip:
+        return T.gather(params, ids)
+    got = T.gather(params, T.maximum(ids, T.zeros_like(ids)))
+    return T.where(_row_mask(T.greater_equal(ids, 0), got), got, T.zeros_like(got))
+
+
+def _segment_sum_of(sorted_, data, ids, n):
+    return bind(SEGMENT_SUM, data, ids) if sorted_ else bind(UNSORTED_SUM, data, ids, num_segments=n)
+
+
+def _sum_grad(sorted_):
+    def grad(g, ans, data, ids, num_segments=None):
+        return _gather_rows(g, ids, not sorted_), None
+    return grad
+
+
+def _mean_grad(g, ans, data, ids):
+    ones = T.ones(tuple(ids.shape) + (1,) * (len(data.shape) - 1), dtype=g.dtype)
+    return T.gather(g / bind(SEGMENT_SUM, ones, ids), ids), None
+
+
+def _extreme_grad(sorted_):
+    """The segment's gradient split evenly among the elements equal to its max/min."""
+    def grad(g, ans, data, ids, num_segments=None):
+        hit = T.equal(data, _gather_rows(ans, ids, not sorted_))
+        if not sorted_:
+            hit = T.logical_and(hit, _row_mask(T.greater_equal(ids, 0), data))
+        count = _segment_sum_of(sorted_, T.cast(hit, g.dtype), ids, num_segments)
+        share = _gather_rows(g / count, ids, not sorted_)
+        return T.where(hit, share, T.zeros_like(share)), None
+    return grad
+
+
+def _prod_grad(sorted_):
+    """Product of the segment's other entries: exact when the segment holds one zero, 0 for two or more."""
+    def grad(g, ans, data, ids, num_segments=None):
+        is_zero = T.equal(data, T.zeros_like(data))
+        zeros = _segment_sum_of(sorted_, T.cast(is_zero, D.int32), ids, num_segments)
+        g = T.where(T.greater(zeros, 1), T.zeros_like(g), g)
+        nonzero = T.where(is_zero, T.ones_like(data), data)
+        if sorted_:
+            nonzero_prod = bind(SEGMENT_PROD, nonzero, ids)
+            rows = ids
+        else:
+            nonzero_prod = bind(UNSORTED_PROD, nonzero, ids, num_segments=num_segments)
+            rows = T.maximum(ids, T.zeros_like(ids))
+        others = T.where(is_zero, T.gather(nonzero_prod, rows), T.gather(ans, rows) / (nonzero if sorted_ else data))
+        return _gather_rows(g, ids, not sorted_) * others, None
+    return grad
+
+
+SEGMENT_SUM = _segment_op("SegmentSum", "sum", True, D.NUMERIC, _check_sorted_ids("SegmentSum"), _sum_grad(True))
+SEGMENT_MEAN = _segment_op("SegmentMean", "mean", True, D.NUMERIC, _check_sorted_ids("SegmentMean"), _mean_grad)
+SEGMENT_PROD = _segment_op("SegmentProd", "prod", True, D.NUMERIC, _check_sorted_ids("SegmentProd"),
+                           _prod_grad(True))
+SEGMENT_MAX = _segment_op("SegmentMax", "max", True, D.REALS, _check_sorted_ids("SegmentMax"), _extreme_grad(True))
+SEGMENT_MIN = _segment_op("SegmentMin", "min", True, D.REALS, _check_sorted_ids("SegmentMin"), _extreme_grad(True))
+UNSORTED_SUM = _segment_op("UnsortedSegmentSum", "sum", False, D.NUMERIC, _check_unsorted_ids("UnsortedSegmentSum"),
+                           _sum_grad(False))
 UNSORTED_PROD = _segment_op("UnsortedSegmentProd", "prod", False, D.NUMERIC,
-                            _check_unsorted_ids("UnsortedSegmentProd"))
-UNSORTED_MAX = _segment_op("UnsortedSegmentMax", "max", False, D.REALS, _check_unsorted_ids("UnsortedSegmentMax"))
-UNSORTED_MIN = _segment_op("UnsortedSegmentMin", "min", False, D.REALS, _check_unsorted_ids("UnsortedSegmentMin"))
+                            _check_unsorted_ids("UnsortedSegmentProd"), _prod_grad(False))
+UNSORTED_MAX = _segment_op("UnsortedSegmentMax", "max", False, D.REALS, _check_unsorted_ids("UnsortedSegmentMax"),
+                           _extreme_grad(False))
+UNSORTED_MIN = _segment_op("UnsortedSegmentMin", "min", False, D.REALS, _check_unsorted_ids("UnsortedSegmentMin"),
+                           _extreme_grad(False))
 
 
 def _ids(op_name, segment_ids):
@@ -337,8 +402,15 @@ def _check_bincount(arr, weights, **attrs):
         raise errors.invalid_argument("DenseBincount", "Input arr must be non-negative!")
 
 
+def _no_gradient(name):
+    """A gradient that raises as TF does for an op it registers no gradient for (float outputs, e.g. weights)."""
+    def grad(g, ans, *inputs, **attrs):
+        raise LookupError(f"gradient registry has no entry for: {name}")
+    return grad
+
+
 BINCOUNT = defop("DenseBincount", _bincount_kernel(_np_scatter), jax_impl=_bincount_kernel(_jax_scatter),
-                 dtypes=INDEX_TYPES, check=_check_bincount, grad=NONDIFF)
+                 dtypes=INDEX_TYPES, check=_check_bincount, grad=_no_gradient("DenseBincount"))
 
 
 @tf_export("math.bincount")
@@ -396,8 +468,9 @@ def _unique_core(xp, x, out_idx):
     return x[first[order]], rank[inv.reshape(-1)].astype(out_idx), counts[order].astype(out_idx)
 
 
-UNIQUE = defop("Unique", lambda xp, x, out_idx=np.int32: _unique_core(xp, x, out_idx)[:2], n_out=2, grad=NONDIFF)
-UNIQUE_WITH_COUNTS = defop("UniqueWithCounts", _unique_core, n_out=3, grad=NONDIFF)
+UNIQUE = defop("Unique", lambda xp, x, out_idx=np.int32: _unique_core(xp, x, out_idx)[:2], n_out=2,
+               grad=_no_gradient("Unique"))
+UNIQUE_WITH_COUNTS = defop("UniqueWithCounts", _unique_core, n_out=3, grad=_no_gradient("UniqueWithCounts"))
 
 
 def _unique_args(op_name, x, out_idx):

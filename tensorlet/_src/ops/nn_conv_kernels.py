@@ -1,0 +1,334 @@
+"""The convolution kernels: window geometry, the NumPy engine and the jax lowerings (no ops here).
+
+Filters use TF's layout ``[*spatial, in_channels / groups, out_channels]`` (HWIO).  The
+NumPy kernels work channels-last: one BLAS matmul per kernel position on strided views
+(no im2col copy), or one im2col matmul when there are few input channels.  The lowerings
+use ``jax.lax.conv_general_dilated``.  The ops themselves are declared in ``nn_conv``; the
+geometry helpers are shared with ``nn_pool``.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import ml_dtypes
+import numpy as np
+
+_LOW = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+_IM2COL_BELOW = 8  # channels per group under which one im2col matmul beats per-position matmuls
+
+
+# --- geometry (shared with nn_pool) ------------------------------------------------------------
+
+def out_size(n, k, s, d, lo, hi):
+    """Output length of a window of size ``k`` (dilation ``d``) sliding by ``s`` over ``lo + n + hi``."""
+    span = n + lo + hi - ((k - 1) * d + 1)
+    return span // s + 1 if span >= 0 else 0
+
+
+def same_pads(n, k, s, d=1):
+    """TF's SAME padding: (before, after), the odd element after."""
+    total = max((-(-n // s) - 1) * s + (k - 1) * d + 1 - n, 0)
+    return total // 2, total - total // 2
+
+
+def spatial_axes(nd, channels_first):
+    return tuple(range(2, 2 + nd)) if channels_first else tuple(range(1, 1 + nd))
+
+
+def pads_for(padding, explicit_paddings, sizes, ksizes, s, d, channels_first):
+    """Per spatial dim (before, after) for SAME / VALID / EXPLICIT."""
+    nd = len(sizes)
+    if padding == "VALID":
+        return ((0, 0),) * nd
+    if padding == "SAME":
+        return tuple(same_pads(n, k, si, di) for n, k, si, di in zip(sizes, ksizes, s, d))
+    return tuple((explicit_paddings[2 * a], explicit_paddings[2 * a + 1]) for a in spatial_axes(nd, channels_first))
+
+
+def positions(ksizes, s, d, osz):
+    """For each kernel position (row-major), the index selecting the inputs it meets: [:, *strided slices]."""
+    out = []
+    for k in itertools.product(*[range(n) for n in ksizes]):
+        out.append((slice(None),) + tuple(slice(ki * di, ki * di + si * (oi - 1) + 1, si)
+                                          for ki, si, di, oi in zip(k, s, d, osz)))
+    return out
+
+
+def pad_spatial(xp, x, pads, value=0):
+    if not any(lo or hi for lo, hi in pads):
+        return x
+    return xp.pad(x, ((0, 0),) + tuple(pads) + ((0, 0),), constant_values=value)
+
+
+def to_last(xp, x, channels_first):
+    return xp.moveaxis(x, 1, -1) if channels_first else x
+
+
+def from_last(xp, x, channels_first):
+    if not channels_first:
+        return x
+    return np.ascontiguousarray(np.moveaxis(x, -1, 1)) if xp is np else xp.moveaxis(x, -1, 1)
+
+
+def shape_of(x):
+    """A tensor's shape as a tuple of ints (None for dims unknown while tracing)."""
+    v = getattr(x, "_v", None)
+    if v is not None:
+        return tuple(np.shape(v))
+    return tuple(x.shape.as_list())
+
+
+def known(*shapes):
+    """True when every dim of every shape is known (shape checks are skipped otherwise)."""
+    return all(d is not None for sh in shapes for d in sh)
+
+
+# --- NumPy engine (channels-last: x [N, *S, C], w [*K, C/groups, O]) -------------------------------
+
+def _np_conv(x, w, s, d, pads, groups):
+    nd = len(s)
+    x = pad_spatial(np, x, pads)
+    ks, cg, o_ch = w.shape[:nd], w.shape[-2], w.shape[-1]
+    c = x.shape[-1]
+    osz = tuple(out_size(x.shape[1 + i], ks[i], s[i], d[i], 0, 0) for i in range(nd))
+    out_shape = (x.shape[0],) + osz + (o_ch,)
+    if 0 in out_shape or c == 0 or 0 in ks:
+        return np.zeros(out_shape, x.dtype)
+    pos = positions(ks, s, d, osz)
+    nk = len(pos)
+    if groups == 1:
+        if c < _IM2COL_BELOW:
+            cols = np.empty(out_shape[:-1] + (nk, c), x.dtype)
+            for i, sl in enumerate(pos):
+                cols[..., i, :] = x[sl]
+            # batched (rows of the last spatial dim) rather than one tall matmul: BLAS threading stays sane
+            return (cols.reshape(-1, osz[-1], nk * c) @ w.reshape(nk * c, o_ch)).reshape(out_shape)
+        wk = w.reshape(nk, c, o_ch)
+        out = np.matmul(x[pos[0]], wk[0])
+        for i in range(1, nk):
+            out += np.matmul(x[pos[i]], wk[i])
+        return out
+    if cg == 1:  # depthwise: out[..., c, m] = sum_k x[..., c] * w[k, c, m]
+        wk = w.reshape(nk, c, o_ch // c)
+        out = x[pos[0]][..., None] * wk[0]
+        for i in range(1, nk):
+            out += x[pos[i]][..., None] * wk[i]
+        return out.reshape(out_shape)
+    og, zero = o_ch // groups, ((0, 0),) * nd
+    return np.concatenate([_np_conv(x[..., g * cg:(g + 1) * cg], w[..., g * og:(g + 1) * og], s, d, zero, 1)
+                           for g in range(groups)], axis=-1)
+
+
+def _np_conv_input(dy, w, in_sizes, s, d, pads, groups):
+    """Gradient of the convolution with respect to its input (= the transposed convolution)."""
+    nd = len(s)
+    ks, cg, o_ch = w.shape[:nd], w.shape[-2], w.shape[-1]
+    c = cg * groups
+    if groups > 1 and cg > 1:
+        og = o_ch // groups
+        return np.concatenate([_np_conv_input(dy[..., g * og:(g + 1) * og], w[..., g * og:(g + 1) * og],
+                                              in_sizes, s, d, pads, 1) for g in range(groups)], axis=-1)
+    psz = tuple(n + lo + hi for n, (lo, hi) in zip(in_sizes, pads))
+    dxp = np.zeros((dy.shape[0],) + psz + (c,), dy.dtype)
+    osz = dy.shape[1:-1]
+    if dy.size and c and 0 not in ks:
+        pos = positions(ks, s, d, osz)
+        nk = len(pos)
+        if groups == 1 and o_ch < _IM2COL_BELOW:
+            cols = (dy.reshape(-1, osz[-1], o_ch) @ w.reshape(nk * c, o_ch).T).reshape(dy.shape[:-1] + (nk, c))
+            for i, sl in enumerate(pos):
+                dxp[sl] += cols[..., i, :]
+        elif groups == 1:
+            wk = np.ascontiguousarray(np.swapaxes(w.reshape(nk, c, o_ch), 1, 2))
+            for i, sl in enumerate(pos):
+                dxp[sl] += dy @ wk[i]
+        else:
+            m = o_ch // c
+            wk = w.reshape(nk, c, m)
+            dy5 = dy.reshape(dy.shape[:-1] + (c, m))
+            for i, sl in enumerate(pos):
+                dxp[sl] += (dy5 * wk[i]).sum(-1) if m > 1 else dy5[..., 0] * wk[i, :, 0]
+    crop = (slice(None),) + tuple(slice(lo, lo + n) for n, (lo, _) in zip(in_sizes, pads)) + (slice(None),)
+    return dxp[crop]
+
+
+def _np_conv_filter(x, dy, kshape, s, d, pads, groups):
+    """Gradient of the convolution with respect to its filter."""
+    nd = len(s)
+    ks, cg, o_ch = tuple(kshape[:nd]), kshape[-2], kshape[-1]
+    if groups > 1 and cg > 1:
+        og = o_ch // groups
+        return np.concatenate([_np_conv_filter(x[..., g * cg:(g + 1) * cg], dy[..., g * og:(g + 1) * og],
+                                               ks + (cg, og), s, d, pads, 1) for g in range(groups)], axis=-1)
+    x = pad_spatial(np, x, pads)
+    c = x.shape[-1]
+    if dy.size == 0 or x.size == 0 or 0 in ks:
+        return np.zeros(kshape, dy.dtype)
+    pos = positions(ks, s, d, dy.shape[1:-1])
+    nk = len(pos)
+    if groups == 1:  # per-example matmuls summed over the batch (one tall matmul threads badly in OpenBLAS)
+        n = x.shape[0]
+        dy3 = dy.reshape(n, -1, o_ch)
+        if c < _IM2COL_BELOW:
+            cols = np.empty(dy.shape[:-1] + (nk, c), x.dtype)
+            for i, sl in enumerate(pos):
+                cols[..., i, :] = x[sl]
+            return (np.swapaxes(cols.reshape(n, -1, nk * c), 1, 2) @ dy3).sum(0).reshape(kshape)
+        return np.stack([(np.swapaxes(x[sl].reshape(n, -1, c), 1, 2) @ dy3).sum(0) for sl in pos]).reshape(kshape)
+    dy3 = dy.reshape(-1, c, o_ch // c)
+    return np.stack([np.einsum("nc,ncm->cm", x[sl].reshape(-1, c), dy3) for sl in pos]).reshape(kshape)
+
+
+def _low_precision(fn):
+    """Run a NumPy kernel in float32 for float16/bfloat16 (no BLAS for them) and cast back."""
+    def run(*arrays, **kw):
+        dt = arrays[0].dtype
+        if dt in _LOW:
+            return fn(*[a.astype(np.float32) for a in arrays], **kw).astype(dt)
+        return fn(*arrays, **kw)
+    return run
+
+
+_conv_np = _low_precision(_np_conv)
+_conv_input_np = _low_precision(_np_conv_input)
+_conv_filter_np = _low_precision(_np_conv_filter)
+
+
+# --- attrs -> geometry -----------------------------------------------------------------------
+
+def geom(x_shape, k_sizes, strides, padding, explicit_paddings, data_format, dilations):
+    nd = len(k_sizes)
+    cf = data_format.startswith("NC")
+    ax = spatial_axes(nd, cf)
+    sizes = tuple(x_shape[a] for a in ax)
+    s = tuple(strides[a] for a in ax)
+    d = tuple(dilations[a] for a in ax) if dilations else (1,) * nd
+    return cf, sizes, s, d, pads_for(padding, explicit_paddings, sizes, k_sizes, s, d, cf)
+
+
+def conv_kernel(xp, x, w, strides, padding, explicit_paddings=(), data_format="NHWC", dilations=None):
+    nd = w.ndim - 2
+    cf, _, s, d, pads = geom(x.shape, w.shape[:nd], strides, padding, explicit_paddings, data_format, dilations)
+    xl = to_last(np, x, cf)
+    return from_last(np, _conv_np(xl, w, s=s, d=d, pads=pads, groups=xl.shape[-1] // w.shape[-2]), cf)
+
+
+def conv_input_kernel(xp, w, dy, input_sizes, strides, padding, explicit_paddings=(), data_format="NHWC",
+                       dilations=None):
+    nd = w.ndim - 2
+    cf, sizes, s, d, pads = geom(input_sizes, w.shape[:nd], strides, padding, explicit_paddings, data_format,
+                                  dilations)
+    c = input_sizes[1 if cf else -1]
+    out = _conv_input_np(to_last(np, dy, cf), w, in_sizes=sizes, s=s, d=d, pads=pads, groups=c // w.shape[-2])
+    return from_last(np, out, cf)
+
+
+def conv_filter_kernel(xp, x, dy, filter_sizes, strides, padding, explicit_paddings=(), data_format="NHWC",
+                        dilations=None):
+    nd = len(filter_sizes) - 2
+    cf, _, s, d, pads = geom(x.shape, filter_sizes[:nd], strides, padding, explicit_paddings, data_format,
+                              dilations)
+    xl = to_last(np, x, cf)
+    return _conv_filter_np(xl, to_last(np, dy, cf), kshape=tuple(filter_sizes), s=s, d=d, pads=pads,
+                           groups=xl.shape[-1] // filter_sizes[-2])
+
+
+# --- JAX lowerings ---------------------------------------------------------------------------
+
+def jit_lowering(kernel):
+    """Wrap a multi-op lowering in jax.jit per attr set: one XLA computation when run eagerly (inlined under jit)."""
+    cache = {}
+
+    def lowering(xp, *arrays, **attrs):
+        if xp is np:
+            return kernel(xp, *arrays, **attrs)
+        key = tuple(sorted(attrs.items()))
+        f = cache.get(key)
+        if f is None:
+            import jax
+
+            f = cache[key] = jax.jit(lambda *a: kernel(xp, *a, **attrs))
+        return f(*arrays)
+
+    lowering.__wrapped__ = kernel
+    return lowering
+
+
+_SPECS = {1: "W", 2: "HW", 3: "DHW"}
+
+
+def _dn(nd, cf):
+    sp = _SPECS[nd]
+    lhs = "NC" + sp if cf else "N" + sp + "C"
+    return lhs, sp + "IO", lhs
+
+
+def jax_conv(xp, x, w, strides, padding, explicit_paddings=(), data_format="NHWC", dilations=None):
+    from jax import lax
+
+    nd = w.ndim - 2
+    cf, _, s, d, pads = geom(x.shape, w.shape[:nd], strides, padding, explicit_paddings, data_format, dilations)
+    groups = x.shape[1 if cf else -1] // w.shape[-2]
+    return lax.conv_general_dilated(x, w, s, pads, rhs_dilation=d, dimension_numbers=_dn(nd, cf),
+                                    feature_group_count=groups)
+
+
+def jax_conv_input(xp, w, dy, input_sizes, strides, padding, explicit_paddings=(), data_format="NHWC",
+                    dilations=None):
+    from jax import lax
+
+    nd = w.ndim - 2
+    ks, cg, o_ch = w.shape[:nd], w.shape[-2], w.shape[-1]
+    cf, sizes, s, d, pads = geom(input_sizes, ks, strides, padding, explicit_paddings, data_format, dilations)
+    groups = input_sizes[1 if cf else -1] // cg
+    osz = tuple(dy.shape[a] for a in spatial_axes(nd, cf))
+    # dx = correlation of the stride-dilated dy with the flipped filter, in/out channels swapped per group.
+    wt = xp.flip(w, axis=tuple(range(nd))).reshape(ks + (cg, groups, o_ch // groups))
+    wt = xp.transpose(wt, tuple(range(nd)) + (nd + 2, nd + 1, nd)).reshape(ks + (o_ch // groups, groups * cg))
+    padding = [((k - 1) * di - lo, n + lo - (o - 1) * si - 1)
+               for k, di, si, (lo, _), n, o in zip(ks, d, s, pads, sizes, osz)]
+    return lax.conv_general_dilated(dy, wt, (1,) * nd, padding, lhs_dilation=s, rhs_dilation=d,
+                                    dimension_numbers=_dn(nd, cf), feature_group_count=groups)
+
+
+def jax_conv_filter(xp, x, dy, filter_sizes, strides, padding, explicit_paddings=(), data_format="NHWC",
+                     dilations=None):
+    import jax
+
+    spec = jax.ShapeDtypeStruct(tuple(filter_sizes), x.dtype)
+    attrs = dict(strides=strides, padding=padding, explicit_paddings=explicit_paddings, data_format=data_format,
+                 dilations=dilations)
+    return jax.linear_transpose(lambda w: jax_conv(xp, x, w, **attrs), spec)(dy)[0]
+
+
+# Depthwise: a grouped convolution with one input channel per group; filter [H, W, C, M] -> [H, W, 1, C*M].
+
+def _dw(w):
+    return w.reshape(w.shape[:-2] + (1, w.shape[-2] * w.shape[-1]))
+
+
+def dw_kernel(xp, x, w, **attrs):
+    return conv_kernel(xp, x, _dw(w), **attrs)
+
+
+def jax_dw(xp, x, w, **attrs):
+    return jax_conv(xp, x, _dw(w), **attrs)
+
+
+def dw_input_kernel(xp, w, dy, **attrs):
+    return conv_input_kernel(xp, _dw(w), dy, **attrs)
+
+
+def jax_dw_input(xp, w, dy, **attrs):
+    return jax_conv_input(xp, _dw(w), dy, **attrs)
+
+
+def dw_filter_kernel(xp, x, dy, filter_sizes, **attrs):
+    fs = tuple(filter_sizes)
+    return conv_filter_kernel(xp, x, dy, fs[:-2] + (1, fs[-2] * fs[-1]), **attrs).reshape(fs)
+
+
+def jax_dw_filter(xp, x, dy, filter_sizes, **attrs):
+    fs = tuple(filter_sizes)
+    return jax_conv_filter(xp, x, dy, fs[:-2] + (1, fs[-2] * fs[-1]), **attrs).reshape(fs)
