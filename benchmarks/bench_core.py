@@ -39,8 +39,7 @@ def best_us(stmt, number: int, repeat: int = 7) -> float:
 
 def import_time(mod: str, runs: int = 5) -> float:
     """Seconds to import ``mod`` in a fresh interpreter (best of ``runs``)."""
-    code = ("import time; t = time.perf_counter(); import {m}; "
-            "print(time.perf_counter() - t)").format(m=mod)
+    code = f"import time; t = time.perf_counter(); import {mod}; print(time.perf_counter() - t)"
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
                TF_CPP_MIN_LOG_LEVEL="3")
     best = float("inf")

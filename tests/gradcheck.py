@@ -73,7 +73,7 @@ def check_case_gradients(case, order=2, seed=0, eps=1e-6, rtol=1e-4, atol=1e-6):
 
     analytic = grads(arrays)
     for k, i in enumerate(float_idx):
-        num = _numeric(lambda a: loss_np(arrays[:i] + [a] + arrays[i + 1:]), arrays[i], eps)
+        num = _numeric(lambda a, i=i: loss_np(arrays[:i] + [a] + arrays[i + 1:]), arrays[i], eps)
         got = np.zeros_like(arrays[i]) if analytic[k] is None else np.asarray(tf.convert_to_tensor(analytic[k]))
         np.testing.assert_allclose(got, num, rtol=rtol, atol=atol,
                                    err_msg=f"{case.label()}: first-order gradient wrt input {i}")
@@ -98,7 +98,7 @@ def check_case_gradients(case, order=2, seed=0, eps=1e-6, rtol=1e-4, atol=1e-6):
 
     _, second = dir_grad(arrays)
     for k, i in enumerate(float_idx):
-        num = _numeric(lambda a: float(dir_grad(arrays[:i] + [a] + arrays[i + 1:])[0]), arrays[i], eps)
+        num = _numeric(lambda a, i=i: float(dir_grad(arrays[:i] + [a] + arrays[i + 1:])[0]), arrays[i], eps)
         got = np.zeros_like(arrays[i]) if second[k] is None else np.asarray(tf.convert_to_tensor(second[k]))
         np.testing.assert_allclose(got, num, rtol=rtol * 10, atol=atol * 10,
                                    err_msg=f"{case.label()}: second-order gradient wrt input {i}")

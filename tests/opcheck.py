@@ -12,8 +12,8 @@ run the ops it claims.
 from __future__ import annotations
 
 import dataclasses
-import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -24,9 +24,8 @@ from tensorlet._src.ops.registry import REGISTRY
 
 # Every op's impl is wrapped (by conftest) to record that it ran.
 EXECUTED: set[str] = set()
-# The recording wrapper below is where NumPy attributes kernel warnings while testing; tensorlet itself
-# silences them for its own modules (registry.py), so do the same for the wrapper.
-warnings.filterwarnings("ignore", category=RuntimeWarning, module="opcheck")
+# The recording wrapper below is where NumPy attributes kernel warnings while testing; tensorlet silences
+# them for its own modules (registry.py), so pyproject's pytest filterwarnings does the same for "opcheck".
 
 _TOL = {
     "float16": (1e-2, 1e-2), "bfloat16": (5e-2, 5e-2), "float32": (1e-5, 1e-6),

@@ -36,7 +36,21 @@ def demo(args) -> int:
     with np.load(path, allow_pickle=False) as f:
         images = f["x"][:256].reshape(256, 784).astype(np.float32) / 255.0
     logits = tf.matmul(tf.constant(images), w)
-    print("logits for 256 MNIST images:", logits.shape, logits.dtype.name)
+    print("logits for 256 MNIST images:", logits.shape, logits.dtype.name, "\n")
+
+    # gradients: fit y = 3x + 2 with a GradientTape (seed 000's linear regression)
+    xs = tf.constant(rng.standard_normal(1000).astype(np.float32))
+    ys = xs * 3.0 + 2.0 + tf.constant(rng.standard_normal(1000).astype(np.float32) * 0.1)
+    w, b = tf.Variable(5.0), tf.Variable(10.0)
+    for step in range(200):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(xs * w + b - ys))
+        dw, db = tape.gradient(loss, [w, b])
+        w.assign_sub(0.05 * dw)
+        b.assign_sub(0.05 * db)
+        if step % 50 == 0:
+            print(f"  step {step:3d}: loss {float(loss):.4f}")
+    print(f"fitted W = {float(w):.3f}, B = {float(b):.3f} (true 3, 2)")
 
     p, q = tf.constant(np.ones((2, 2), np.float32)), tf.constant(np.ones((2, 2), np.float32))
     n = 100_000

@@ -16,7 +16,7 @@ import pytest
 
 import tensorlet as tf
 from tensorlet._src.ops import debugging, image_ops, image_resize, strings_ops
-from tensorlet._src.ops.registry import NONDIFF, Op, bind
+from tensorlet._src.ops.registry import NO_GRADIENT, NONDIFF, Op, bind
 
 GOLDENS = json.loads((pathlib.Path(__file__).parent.parent / "goldens" / "image_grad.json").read_text())
 IMAGE = np.array(GOLDENS["image"], np.float32).reshape(GOLDENS["image_shape"])
@@ -78,11 +78,24 @@ def test_resize_gradient_dtypes_follow_tf():
     np.testing.assert_allclose(g64.numpy(), g32.numpy(), rtol=1e-5, atol=1e-5)
 
 
-def test_resize_area_and_adjust_contrast_have_no_gradient_as_in_tf():
+def test_resize_area_has_no_gradient_as_in_tf():
     with pytest.raises(LookupError, match="gradient registry has no entry for: ResizeArea"):
         _grad(lambda v: tf.image.resize(v, [3, 11], method="area"), IMAGE, [_upstream((3, 11))])
-    with pytest.raises(LookupError, match="gradient registry has no entry for: AdjustContrastv2"):
-        _grad(lambda v: tf.image.adjust_contrast(v, 1.5), IMAGE, [IMAGE])
+
+
+def test_adjust_contrast_gradient_tensorlet_has_it_tf_does_not():
+    # TF raises LookupError here; the op is linear in the image, so tensorlet gives the exact gradient.
+    x = tf.constant(IMAGE)
+    f = tf.constant(1.5)
+    up = tf.constant(np.random.default_rng(3).standard_normal(IMAGE.shape).astype(np.float32))
+    with tf.GradientTape() as tape:
+        tape.watch([x, f])
+        y = tf.image.adjust_contrast(x, f)
+    gx, gf = tape.gradient(y, [x, f], output_gradients=up)
+    u, xv = up.numpy().astype(np.float64), IMAGE.astype(np.float64)
+    mean_u = u.mean(axis=(-3, -2), keepdims=True)
+    np.testing.assert_allclose(gx.numpy(), 1.5 * u + (1 - 1.5) * mean_u, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gf.numpy(), (u * (xv - xv.mean(axis=(-3, -2), keepdims=True))).sum(), rtol=1e-4)
 
 
 def _forward_matrix(fn, in_shape):
@@ -244,5 +257,6 @@ def test_string_and_debugging_ops_are_not_differentiable():
     for op in ops + [debugging.ASSERT, debugging.PRINT_V2]:
         assert op.grad is NONDIFF, op.name
     # every other op of these families has a gradient, except the two TF has none for
-    missing = {op.name for op in _ops_of(image_ops) + _ops_of(image_resize) + _ops_of(debugging) if op.grad is None}
-    assert missing == {"ResizeArea", "AdjustContrastv2"}
+    ops = _ops_of(image_ops) + _ops_of(image_resize) + _ops_of(debugging)
+    assert not [op.name for op in ops if op.grad is None]
+    assert {op.name for op in ops if op.grad is NO_GRADIENT} == {"ResizeArea"}

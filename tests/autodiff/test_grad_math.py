@@ -13,6 +13,8 @@ import sys
 import numpy as np
 import pytest
 
+from goldens_check import compare_gradients
+
 import tensorlet as tf
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -26,33 +28,11 @@ _TOL = {"float16": (2e-3, 1e-3), "float32": (1e-5, 1e-6), "complex64": (1e-5, 1e
 
 
 def _compare(got, expected, where):
-    if expected is None:
-        assert got is None, f"{where}: expected no result"
-        return
-    assert len(got) == len(expected), f"{where}: {len(got)} gradients, expected {len(expected)}"
-    for i, (g, e) in enumerate(zip(got, expected)):
-        w = f"{where}[{i}]"
-        if e is None:
-            assert g is None, f"{w}: TF gives None, got {g!r}"
-            continue
-        assert g is not None, f"{w}: TF gives a gradient, got None"
-        a = np.asarray(tf.convert_to_tensor(g).numpy())
-        assert a.dtype.name == e["dtype"], f"{w}: dtype {a.dtype.name}, expected {e['dtype']}"
-        assert list(a.shape) == e["shape"], f"{w}: shape {a.shape}, expected {e['shape']}"
-        rtol, atol = _TOL.get(e["dtype"], (1e-9, 1e-12))
-        # real and imaginary parts separately, so that inf+nanj is not taken for nan+nanj
-        np.testing.assert_allclose(np.real(a).ravel(), e["re"], rtol=rtol, atol=atol, equal_nan=True, err_msg=w)
-        if "im" in e:
-            np.testing.assert_allclose(np.imag(a).ravel(), e["im"], rtol=rtol, atol=atol, equal_nan=True, err_msg=w)
+    compare_gradients(got, expected, where, _TOL, (1e-9, 1e-12))
 
 
-# tf.sign of a complex tensor is div_no_nan(x, |x|) in TF and here; TF's DivNoNan gradient conjugates its inputs,
-# math_binary's DIVNONAN gradient does not yet (core file: reported to the lead)
-_DIVNONAN_CONJ = pytest.mark.xfail(reason="DivNoNan's gradient does not conjugate complex inputs yet (math_binary)")
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_DIVNONAN_CONJ) if n == "c_sign" else n
-                                  for n in sorted(mgc.CASES)])
+# tf.sign of a complex tensor is div_no_nan(x, |x|) in TF and here; both conjugate DivNoNan's inputs in its gradient
+@pytest.mark.parametrize("name", sorted(mgc.CASES))
 def test_matches_tf(name):
     g1, g2 = mgc.run(tf, mgc.CASES[name])
     _compare(g1, EXPECTED[name]["first"], f"{name} first order")
@@ -72,7 +52,7 @@ V = np.array([1 + 2j, -0.5 + 1j, 2 - 1j, 0.3 - 0.7j])
 
 COMPLEX_FNS = [tf.exp, tf.math.expm1, tf.math.log, tf.math.log1p, tf.sqrt, tf.math.rsqrt, tf.square, tf.sin, tf.cos,
                tf.tan, tf.asin, tf.acos, tf.atan, tf.sinh, tf.cosh, tf.tanh, tf.asinh, tf.acosh, tf.atanh,
-               tf.math.reciprocal, tf.sigmoid, tf.negative, tf.math.conj, pytest.param(tf.sign, marks=_DIVNONAN_CONJ),
+               tf.math.reciprocal, tf.sigmoid, tf.negative, tf.math.conj, tf.sign,
                tf.abs, tf.math.real, tf.math.imag, tf.math.angle, lambda z: tf.add_n([z, z * z]),
                lambda z: tf.math.l2_normalize(z)]
 # Not here: TF's xlogy/xdivy/xlog1py gradients do not conjugate (log(y), not conj(log(y))), so for complex inputs

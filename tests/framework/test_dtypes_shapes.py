@@ -27,7 +27,8 @@ def test_dtype_properties():
     assert tf.complex64.is_complex and tf.complex64.real_dtype is tf.float32
     assert tf.bool.is_bool and tf.string.as_numpy_dtype is object
     assert tf.int8.min == -128 and tf.int8.max == 127 and tf.uint16.max == 65535
-    assert tf.float32.max == np.finfo(np.float32).max and tf.bfloat16.max == float(ml_dtypes.finfo(ml_dtypes.bfloat16).max)
+    assert tf.float32.max == np.finfo(np.float32).max
+    assert tf.bfloat16.max == float(ml_dtypes.finfo(ml_dtypes.bfloat16).max)
     assert tf.float64.size == 8 and tf.bfloat16.size == 2
     assert tf.float32.as_datatype_enum == 1 and tf.int64.as_datatype_enum == 9
     assert tf.float32.as_numpy_dtype is np.float32

@@ -12,7 +12,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def test_import_does_not_import_jax_or_scipy():
-    code = "import sys, tensorlet; print(sorted(m for m in ('jax', 'scipy', 'tensorflow', 'torch') if m in sys.modules))"
+    code = ("import sys, tensorlet; "
+            "print(sorted(m for m in ('jax', 'scipy', 'tensorflow', 'torch') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

@@ -67,7 +67,8 @@ def test_printing_matches_tf():
                        "dtype=int32)>")
     assert repr(tf.constant(4.0)) == "<tf.Tensor: shape=(), dtype=float32, numpy=4.0>"
     assert str(tf.constant(4.0)) == "tf.Tensor(4.0, shape=(), dtype=float32)"
-    assert repr(tf.constant([1.5, 2.0])) == "<tf.Tensor: shape=(2,), dtype=float32, numpy=array([1.5, 2. ], dtype=float32)>"
+    assert repr(tf.constant([1.5, 2.0])) == ("<tf.Tensor: shape=(2,), dtype=float32, "
+                                            "numpy=array([1.5, 2. ], dtype=float32)>")
     assert repr(tf.constant(True)) == "<tf.Tensor: shape=(), dtype=bool, numpy=True>"
     assert repr(tf.constant(1, tf.bfloat16)) == "<tf.Tensor: shape=(), dtype=bfloat16, numpy=1.0>"
     assert str(tf.constant(1, tf.bfloat16)) == "tf.Tensor(1, shape=(), dtype=bfloat16)"
@@ -75,7 +76,8 @@ def test_printing_matches_tf():
     assert str(tf.constant(0.1)) == "tf.Tensor(0.1, shape=(), dtype=float32)"
     assert str(tf.constant(123456789.0)) == "tf.Tensor(1.2345679e+08, shape=(), dtype=float32)"
     assert repr(tf.constant(1 + 2j, tf.complex64)) == "<tf.Tensor: shape=(), dtype=complex64, numpy=(1+2j)>"
-    assert "{}".format(tf.constant([[4.0]])) == "[[4.]]" and "{:.2f}".format(tf.constant(4.0)) == "4.00"
+    assert "{}".format(tf.constant([[4.0]])) == "[[4.]]"  # noqa: UP032 - str.format is what is under test
+    assert "{:.2f}".format(tf.constant(4.0)) == "4.00"  # noqa: UP032
     big = np.zeros((3, 1000), np.float32)
     assert str(tf.constant(big)) == ("tf.Tensor(\n[[0. 0. 0. ... 0. 0. 0.]\n [0. 0. 0. ... 0. 0. 0.]\n"
                                      " [0. 0. 0. ... 0. 0. 0.]], shape=(3, 1000), dtype=float32)")
@@ -96,7 +98,7 @@ def test_python_protocols():
     with pytest.raises(TypeError, match="only 0-dimensional"):
         float(tf.constant([1.0, 2.0]))
     with pytest.raises(AttributeError, match="Tensor.name is undefined when eager execution is enabled"):
-        a.name
+        a.name  # noqa: B018
 
 
 def test_unhashable_and_ref():

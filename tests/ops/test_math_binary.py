@@ -40,7 +40,10 @@ CASES = [
     Case(lambda x, y: x * y, np.multiply, BIN[:2], ("int64",), ops=("Mul",), id="op*"),
     Case(tf.math.multiply_no_nan, lambda x, y: np.where(y == 0, 0, np.where(y == 0, 1, x) * y).astype(x.dtype),
          [((3,), (3,))], ("float32",), ops=("MulNoNan",),
-         gen=lambda rng, s, d: [np.array([np.inf, 1, 2], d), np.array([0, 2, 0], d)]),
+         gen=lambda rng, s, d: [np.array([np.inf, 1, 2], d), np.array([0, 2, 0], d)],
+         grad=False),  # inf inputs and y == 0 exactly: finite differences are meaningless here
+    Case(tf.math.multiply_no_nan, np.multiply, BIN[:2], ("float32", "float64"), ops=("MulNoNan",),
+         id="multiply_no_nan_smooth"),
     Case(tf.math.truediv, _truediv_ref, BIN[:3], ("int8", "int16", "int32", "int64", "uint8"),
          ops=("RealDiv", "Cast"), gen=_nonzero, id="truediv_int"),
     Case(lambda x, y: x / y, np.divide, BIN[:3], ("float32", "float64"), ops=("RealDiv",),
@@ -48,7 +51,10 @@ CASES = [
     Case(tf.realdiv, np.divide, BIN[:2], ("float16", "float32"), ops=("RealDiv",), gen=_nonzero),
     Case(tf.math.divide_no_nan, lambda x, y: np.where(y == 0, 0, x / np.where(y == 0, 1, y)).astype(x.dtype),
          [((4,), (4,))], ("float32", "float64"), ops=("DivNoNan",),
-         gen=lambda rng, s, d: [np.array([1, 0, -2, 3], d), np.array([0, 0, 4, 2], d)]),
+         gen=lambda rng, s, d: [np.array([1, 0, -2, 3], d), np.array([0, 0, 4, 2], d)],
+         grad=False),  # y == 0 exactly is a discontinuity: checked by the smooth case below
+    Case(tf.math.divide_no_nan, np.divide, BIN[:2], ("float32", "float64"), ops=("DivNoNan",), domain=(0.5, 2.0),
+         id="divide_no_nan_smooth"),
     Case(tf.math.floordiv, _floordiv_ref, BIN[:3], INTS + FLOATS[2:], ops=("FloorDiv",), gen=_nonzero),
     Case(lambda x, y: x // y, _floordiv_ref, BIN[:1], ("int32",), ops=("FloorDiv",), gen=_nonzero, id="op//"),
     Case(tf.math.floormod, np.mod, BIN[:3], INTS + FLOATS[2:], ops=("FloorMod",), gen=_nonzero),
@@ -97,11 +103,13 @@ CASES = [
     Case(tf.abs, np.abs, [((4,),)], ("complex64", "complex128"), ops=("ComplexAbs",), id="abs_complex"),
     # casts
     Case(lambda x: tf.cast(x, tf.int32), lambda x: x.astype(np.int32), [((2, 3),)], ("float32", "float64"),
-         domain=(-100, 100), ops=("Cast",), id="cast_f2i"),
+         domain=(-100, 100), ops=("Cast",), id="cast_f2i", grad=False),  # integer output: nothing to differentiate
     Case(lambda x: tf.cast(x, tf.float16), lambda x: x.astype(np.float16), [((5,),)], ("int32", "bool"),
          ops=("Cast",), id="cast_to_f16"),
     Case(lambda x: tf.cast(x, tf.bfloat16), lambda x: x.astype(ml_dtypes.bfloat16), [((5,),)], ("float32",),
-         ops=("Cast",), id="cast_to_bf16"),
+         ops=("Cast",), id="cast_to_bf16", grad=False),  # bfloat16 output is too coarse for finite differences
+    Case(lambda x: tf.cast(tf.cast(x, tf.complex128), x.dtype), lambda x: x, [((2, 3),)], ("float32", "float64"),
+         ops=("Cast",), id="cast_through_complex"),  # exact round trip, so its gradient is checkable
     Case(lambda x: tf.cast(x, tf.float32), lambda x: x.real.astype(np.float32), [((3,),)], ("complex64",),
          ops=("Cast",), id="cast_complex_real"),
     Case(lambda x: tf.saturate_cast(x, tf.uint8), lambda x: np.clip(x, 0, 255).astype(np.uint8), [((6,),)],

@@ -16,9 +16,8 @@ def _t(a):
 
 
 CASES = [
-    Case(tf.matmul, lambda a, b: np.matmul(a, b).astype(a.dtype), [((2, 3), (3, 4)), ((1, 1), (1, 1)), ((0, 3), (3, 2))],
-         MM_TYPES, ops=("MatMul",),
-         domain=(-2, 2)),
+    Case(tf.matmul, lambda a, b: np.matmul(a, b).astype(a.dtype),
+         [((2, 3), (3, 4)), ((1, 1), (1, 1)), ((0, 3), (3, 2))], MM_TYPES, ops=("MatMul",), domain=(-2, 2)),
     Case(lambda a, b: a @ b, np.matmul, [((4, 5), (5, 2))], ("float32",), ops=("MatMul",), id="op@"),
     Case(lambda a, b: tf.matmul(a, b, transpose_a=True), lambda a, b: _t(a) @ b, [((3, 2), (3, 4))],
          ("float32", "float64"), ops=("MatMul",), id="transpose_a"),
@@ -97,4 +96,4 @@ def test_errors(err):
 def test_matmul_accepts_python_lists_seed_000():
     m = tf.matmul([[2.0]], [[2.0]])
     assert m.dtype == tf.float32 and m.numpy().tolist() == [[4.0]]
-    assert "hello, {}".format(m) == "hello, [[4.]]"
+    assert "hello, {}".format(m) == "hello, [[4.]]"  # noqa: UP032 - seed 000 uses str.format

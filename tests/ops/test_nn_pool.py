@@ -358,7 +358,7 @@ CASES = [
     Case(_max_grad_grad_fn((2, 3), (1, 2), "VALID", "NCHW"),
          lambda x, g: ref_max_grad_grad(x, ref_max(x, (2, 3), (1, 2), "VALID", cf=True), g, (2, 3), (1, 2), "VALID",
                                         cf=True),
-         [((2, 3, 5, 6), (2, 3, 5, 6))], ("float32",), ops=("MaxPoolGradGrad",), id="max_pool_grad_grad_nchw"),
+         [((1, 3, 5, 6), (1, 3, 5, 6))], ("float32",), ops=("MaxPoolGradGrad",), id="max_pool_grad_grad_nchw"),
     Case(_max_grad_grad_fn((2, 2, 2), (2, 1, 2), "SAME", op=nn_pool.MAX_POOL3D_GRAD_GRAD),
          lambda x, g: ref_max_grad_grad(x, ref_max(x, (2, 2, 2), (2, 1, 2), "SAME"), g, (2, 2, 2), (2, 1, 2), "SAME"),
          [((1, 3, 4, 5, 2), (1, 3, 4, 5, 2))], ("float32", "float64"), ops=("MaxPool3DGradGrad",), grad=False,

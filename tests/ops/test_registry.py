@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tensorlet._src.ops.registry import NONDIFF, REGISTRY
+from tensorlet._src.ops.registry import NO_GRADIENT, NONDIFF, REGISTRY
 
 HERE = pathlib.Path(__file__).parent
 if str(HERE) not in sys.path:
@@ -38,5 +38,11 @@ def test_op_block_is_well_formed(name):
     op = REGISTRY[name]
     assert op.name == name
     assert callable(op.impl)
-    assert op.grad is None or op.grad is NONDIFF or callable(op.grad)
+    assert op.grad is NONDIFF or op.grad is NO_GRADIENT or callable(op.grad)
     assert op.n_out is None or op.n_out >= 1
+
+
+def test_every_op_declares_its_gradient():
+    """Each op has a gradient, or says it is not differentiable (NONDIFF), or that TF has none (NO_GRADIENT)."""
+    undeclared = sorted(name for name, op in REGISTRY.items() if op.grad is None)
+    assert not undeclared, f"ops with neither a gradient nor a declaration: {undeclared}"

@@ -7,35 +7,12 @@ that has TensorFlow:
     /work/tfenv/bin/python tools/record_tf_goldens/math_grad.py
 """
 
-import importlib.util
-import json
 import os
+import sys
 
-import tensorflow as tf
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-OUT = os.path.join(ROOT, "tests", "goldens", "math_grad.json")
-
-
-def _cases():
-    spec = importlib.util.spec_from_file_location("math_grad_cases",
-                                                  os.path.join(ROOT, "tests", "autodiff", "math_grad_cases.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def main():
-    mod = _cases()
-    out = {}
-    for name, spec in mod.CASES.items():
-        g1, g2 = mod.run(tf, spec)
-        out[name] = {"first": mod.encode(g1), "second": mod.encode(g2)}
-    with open(OUT, "w") as f:
-        json.dump(out, f, separators=(",", ":"))  # inf/nan as JSON's Infinity/NaN extension (Python reads them)
-        f.write("\n")
-    print(f"wrote {len(out)} cases to {OUT}")
-
+from grad_cases import record  # noqa: E402
 
 if __name__ == "__main__":
-    main()
+    record("math_grad_cases", "math_grad.json")

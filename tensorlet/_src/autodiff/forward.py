@@ -83,7 +83,9 @@ class ForwardAccumulator:
         from tensorlet._src.autodiff import lazy as T
         from tensorlet._src.autodiff.tape import GradientTape
 
-        us = [T.zeros_like(o) for o in outs]
+        # the VJP is linear in u, so any u works in exact arithmetic; ones (as TF) keeps gradients that
+        # divide by the upstream or branch on it finite
+        us = [T.ones_like(o) for o in outs]
         with GradientTape(persistent=False) as tape:
             tape.watch(us)
             g = tuple(us) if op.n_out != 1 else us[0]

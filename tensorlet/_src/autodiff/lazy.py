@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import importlib
 
+from tensorlet._src.framework.tensor import EagerTensor
+
 _tf = None
 
 
@@ -41,12 +43,25 @@ def add_grads(a, b):
 
 def unbroadcast(g, x):
     """Sum ``g`` over the dimensions along which ``x`` was broadcast, giving ``x``'s shape."""
-    gs = tuple(g.shape)
-    xs = tuple(x.shape)
+    gs = g._v.shape if g.__class__ is EagerTensor else tuple(g.shape)
+    xs = x._v.shape if x.__class__ is EagerTensor else tuple(x.shape)
     if gs == xs:
         return g
     lead = len(gs) - len(xs)
     axes = list(range(lead)) + [lead + i for i, d in enumerate(xs) if d == 1 and gs[lead + i] != 1]
     if axes:
         g = __getattr__("reduce_sum")(g, axis=axes, keepdims=True)
+    return __getattr__("reshape")(g, xs)
+
+
+def unbroadcast_batch(g, x):
+    """For batched matrix ops: sum ``g`` over the batch dimensions along which ``x`` was broadcast."""
+    gs = tuple(g.shape)
+    xs = tuple(x.shape)
+    if gs == xs:
+        return g
+    lead = len(gs) - len(xs)
+    axes = list(range(lead)) + [lead + i for i, d in enumerate(xs[:-2]) if d == 1 and gs[lead + i] != 1]
+    if axes:
+        g = __getattr__("reduce_sum")(g, axis=axes)
     return __getattr__("reshape")(g, xs)

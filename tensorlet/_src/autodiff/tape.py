@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import enum
 
+from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import variables as _variables
 from tensorlet._src.framework.context import ctx
 from tensorlet._src.framework.indexed_slices import IndexedSlices
 from tensorlet._src.framework.tensor import EagerTensor, Tensor
 from tensorlet._src.framework.variables import Variable
 from tensorlet._src.ops import registry
-from tensorlet._src.ops.registry import NONDIFF, tf_export
+from tensorlet._src.ops.registry import NO_GRADIENT, NONDIFF, tf_export
 from tensorlet._src.util import nest
 
 _DIFF_KINDS = frozenset("fcV")  # float, complex, and 'V' = ml_dtypes' bfloat16
@@ -211,15 +212,14 @@ class GradientTape:
 
     def _backward(self, flat_targets, flat_out_grads, flat_sources, unconnected):
         """Reverse accumulation over the records; returns one gradient (or None) per source."""
-        from tensorlet._src.autodiff import lazy as T
-
         grads: dict = {}
         for i, tgt in enumerate(flat_targets):
             if isinstance(tgt, Variable):
                 tgt = self._latest_read(tgt)
                 if tgt is None:
                     continue
-            tgt = T.convert(tgt)
+            if tgt.__class__ is not EagerTensor:
+                tgt = T.convert(tgt)
             if id(tgt) not in self._ids:
                 continue
             g0 = flat_out_grads[i] if flat_out_grads is not None else None
@@ -239,7 +239,7 @@ class GradientTape:
                     if all(x is None for x in gs):
                         continue
                     g = tuple(T.zeros_like(o) if x is None and _differentiable(o) else x for o, x in zip(outputs, gs))
-                if op.grad is None:
+                if op.grad is None or op.grad is NO_GRADIENT:
                     raise LookupError(f"gradient registry has no entry for: {op.name}")
                 if not getattr(op, "sparse_grad", False):
                     g = _dense(g)
@@ -286,8 +286,6 @@ def _dense(g):
 
 
 def _add(a, b):
-    from tensorlet._src.autodiff import lazy as T
-
     return T.add_grads(a, b)
 
 

@@ -4,11 +4,11 @@ import importlib
 
 FAMILIES = (
     "math_binary", "math_unary", "math_extra", "matmul", "indexing",
-    "creation", "array_ops", "gather_scatter",
+    "creation", "array_ops", "array_misc", "gather_scatter",
     "reduce", "scan_sort", "segment",
     "linalg", "linalg_decomp",
-    "nn_activations", "nn_conv", "nn_pool", "nn_losses", "nn_norm",
-    "random_ops", "strings_ops", "image_ops", "debugging",
+    "nn_activations", "nn_conv", "nn_conv_transpose", "nn_pool", "nn_losses", "nn_norm",
+    "random_ops", "random_stateless", "random_gen", "strings_ops", "image_resize", "image_ops", "debugging",
 )
 
 for _name in FAMILIES:

@@ -7,6 +7,7 @@ import numpy as np
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import EagerTensor, Tensor, _new, convert_to_tensor
+from tensorlet._src.framework.variables import Variable
 from tensorlet._src.ops.registry import bind2
 
 _TYPE_WORD = {"float32": "float", "float64": "double", "float16": "half"}
@@ -31,26 +32,21 @@ def mismatch(op_name: str, index: int, expected: _dt.DType, got: _dt.DType):
 
 def same_dtype(op_name: str, *xs):
     """Convert ``xs`` to tensors of one dtype, Python scalars adopting the tensors' dtype (TF's rule)."""
-    first = None
-    for x in xs:
-        if isinstance(x, Tensor) or hasattr(x, "__tf_tensor__"):
-            first = t(x)
-            break
+    converted = [t(x) if isinstance(x, Tensor) or hasattr(x, "__tf_tensor__") else None for x in xs]
+    first = next((c for c in converted if c is not None), None)
     out = []
-    for i, x in enumerate(xs):
-        if first is None:
-            tx = t(x)
-            first = tx
-        elif isinstance(x, Tensor) or hasattr(x, "__tf_tensor__"):
-            tx = t(x)
-        else:
-            try:
-                tx = convert_to_tensor(x, dtype_hint=first.dtype)
-            except TypeError:
-                tx = None
-            if tx is None or tx.dtype is not first.dtype:
-                got = tx.dtype if tx is not None else convert_to_tensor(x).dtype
-                raise mismatch(op_name, i, first.dtype, got)
+    for i, (x, tx) in enumerate(zip(xs, converted)):
+        if tx is None:
+            if first is None:
+                tx = first = t(x)
+            else:
+                try:
+                    tx = convert_to_tensor(x, dtype_hint=first.dtype)
+                except TypeError:
+                    tx = None
+                if tx is None or tx.dtype is not first.dtype:
+                    got = tx.dtype if tx is not None else convert_to_tensor(x).dtype
+                    raise mismatch(op_name, i, first.dtype, got)
         if tx.dtype is not first.dtype:
             raise mismatch(op_name, i, first.dtype, tx.dtype)
         out.append(tx)
@@ -72,6 +68,12 @@ def binary(op, x, y):
     """Bind a binary elementwise op after TF's dtype matching."""
     cx = x.__class__
     cy = y.__class__
+    if cx is Variable:  # read once (the read is what a tape watches)
+        x = x.value()
+        cx = EagerTensor
+    if cy is Variable:
+        y = y.value()
+        cy = EagerTensor
     if cx is EagerTensor:
         if cy is EagerTensor:
             if x._v.dtype is y._v.dtype:

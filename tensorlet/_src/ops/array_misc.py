@@ -1,7 +1,7 @@
 """The array_ops family, part 2: shape queries, identity, ``ensure_shape``, ``sequence_mask``,
 ``one_hot``, ``where``, ``einsum``/``tensordot`` and ``unravel_index``.
 
-Imported (and re-exported) by ``array_ops``, so ``from tensorlet._src.ops.array_ops import where`` works.
+Part 2 of the array family (listed in ``ops/__init__.py`` FAMILIES after ``array_ops``).
 """
 
 from __future__ import annotations

@@ -273,10 +273,10 @@ def concat(values, axis, name="concat"):
     array([1, 2, 3], dtype=int32)
     """
     if isinstance(values, (Tensor, np.ndarray)) or hasattr(values, "__tf_tensor__"):
-        return _misc.identity(values)  # one value, as in TF
+        return T.identity(values)  # one value, as in TF
     values = list(values)
     if len(values) == 1:
-        return _misc.identity(values[0])
+        return T.identity(values[0])
     if not values:
         raise errors.invalid_argument("ConcatV2", "ConcatOp : Expected a non-empty list of tensors")
     d0 = getattr(values[0], "_v", None)
@@ -670,6 +670,14 @@ def broadcast_to(input, shape, name=None):  # noqa: A002 - TF's argument name
     [[1, 2], [1, 2]]
     """
     x = t(input)
+    if x.__class__ is EagerTensor and shape.__class__ in (tuple, list):  # fast path for the eager common case
+        dims = x._v.shape
+        shape = tuple(shape)
+        if dims == shape:
+            return x
+        if len(dims) <= len(shape) and all(d.__class__ is int and (a == 1 or a == d)
+                                           for a, d in zip(reversed(dims), reversed(shape))):
+            return bind(BROADCAST_TO, x, shape=shape)
     shape = tuple(int_list(shape, "BroadcastTo", "idx"))
     dims = _dims(x)
     if dims is not None and None not in dims:
@@ -737,16 +745,3 @@ def broadcast_dynamic_shape(shape_x, shape_y):
 
         a, b = cast(a, D.int64), cast(b, D.int64)
     return bind(BROADCAST_ARGS, a, b)
-
-
-
-# Part 2 of the family (shape queries, identity, one_hot, where, einsum, ...) lives in array_misc.py;
-# its names are reachable from here too (``from tensorlet._src.ops.array_ops import where``).
-from tensorlet._src.ops import array_misc as _misc  # noqa: E402
-
-
-def __getattr__(name):
-    try:
-        return getattr(_misc, name)
-    except AttributeError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None

@@ -20,7 +20,7 @@ import numpy as np
 
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
-from tensorlet._src.ops.registry import bind, defop
+from tensorlet._src.ops.registry import NO_GRADIENT, bind, defop
 
 D = _dt
 F32 = np.float32
@@ -320,7 +320,7 @@ RESIZE_BICUBIC = defop(
     "ResizeBicubic", _bicubic, dtypes=RESIZE_TYPES,
     grad=lambda g, ans, x, size: (bind(RESIZE_BICUBIC_GRAD, g, x) if x.dtype in _BICUBIC_GRAD_TYPES else None))
 # TF registers no gradient for ResizeArea: tape.gradient raises LookupError, as in TF.
-RESIZE_AREA = defop("ResizeArea", _area, dtypes=RESIZE_TYPES)
+RESIZE_AREA = defop("ResizeArea", _area, dtypes=RESIZE_TYPES, grad=NO_GRADIENT)  # TF has no gradient for it
 SCALE_AND_TRANSLATE = defop(
     "ScaleAndTranslate", _scale_and_translate, dtypes=RESIZE_TYPES,
     grad=lambda g, ans, x, size, kernel_type="lanczos3", antialias=True: (

@@ -1,8 +1,8 @@
 """``tf.linalg`` structure ops: band parts, diagonals, trace, transposes, matvec, cross, norms.
 
-Decompositions and solvers live in ``linalg_decomp``.  Shared
-helpers for both modules: ``matrix_check`` (rank >= 2, square) and ``lapack_in`` (LAPACK has no
-half precision, so float16/bfloat16 are computed in float32 and cast back).
+Decompositions and solvers live in ``linalg_decomp``, the larger gradients (norms, decompositions) in
+``linalg_grad``.  Shared helpers for both modules: ``matrix_check`` (rank >= 2, square) and ``lapack_in`` (LAPACK
+has no half precision, so float16/bfloat16 are computed in float32 and cast back).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.ops._helpers import same_dtype, static, t
+from tensorlet._src.ops.linalg_grad import norm_grad
 from tensorlet._src.ops.registry import bind, defop, tf_export
 
 D = _dt
@@ -556,70 +557,8 @@ def _norm_kernel(xp, x, order="euclidean", axis=None, keepdims=False):
     return r.astype(out_dtype)
 
 
-def _kept(x, axis):
-    """``x``'s shape with the reduced axes as 1 (a keepdims result's shape)."""
-    return [1 if axis is None or i in axis else d for i, d in enumerate(x.shape)]
-
-
-def _abs_grad(ga, x):
-    """TF's Abs/ComplexAbs gradient: ``ga * sign(x)``; ``ga * x / |x|`` (0 at 0) for complex."""
-    if x.dtype.is_complex:
-        scale = T.math.divide_no_nan(ga, T.abs(x))
-        return T.complex(scale, T.zeros_like(scale)) * x
-    return ga * T.sign(x)
-
-
-def _split_ties(values, best, g, axis):
-    """reduce_max's gradient: ``g`` shared evenly among the entries of ``values`` equal to ``best``."""
-    hits = T.cast(T.equal(values, best), g.dtype)
-    return hits / T.reduce_sum(hits, axis=axis, keepdims=True) * g
-
-
-def _matrix2_norm_grad(g, x, axis, keepdims):
-    """u diag(dg) v^H of the SVD over the axis pair (ties among top singular values share the gradient)."""
-    rank = len(x.shape)
-    perm = [i for i in range(rank) if i not in axis] + list(axis)
-    xm = T.transpose(x, perm)
-    s, u, v = T.linalg.svd(xm)
-    batch = list(xm.shape[:-2])
-    gk = T.reshape(g, batch + [1])
-    gs = _split_ties(s, T.reduce_max(s, axis=-1, keepdims=True), gk, -1) * T.sign(s)
-    gm = T.linalg.matmul(u * T.cast(gs, u.dtype)[..., None, :], v, adjoint_b=True)
-    return T.transpose(gm, [perm.index(i) for i in range(rank)])
-
-
-def _norm_grad(g, ans, x, order="euclidean", axis=None, keepdims=False):
-    """The gradient of TF's composite for each norm, with its values where the norm is 0 (euclidean: NaN)."""
-    is_matrix = axis is not None and len(axis) == 2
-    if order == 2 and is_matrix:
-        return _matrix2_norm_grad(g, x, axis, keepdims)
-    kept = _kept(x, axis)
-    gk = T.reshape(g, kept)
-    rk = T.reshape(ans, kept)
-    if order in ("euclidean", "fro"):  # sqrt(sum(x * conj(x))): Re(g) x / norm
-        if x.dtype.is_complex:
-            gk = T.cast(T.math.real(gk), x.dtype)
-        return x * (gk / rk)
-    a = T.abs(x)
-    if order == 1:
-        if is_matrix:  # max over axis[1] of the column sums over axis[0]
-            gk = _split_ties(T.reduce_sum(a, axis=axis[0], keepdims=True), rk, gk, axis[1])
-        ga = T.broadcast_to(gk, a.shape)
-    elif order == np.inf:
-        if is_matrix:  # max over axis[0] of the row sums over axis[1]
-            ga = T.broadcast_to(_split_ties(T.reduce_sum(a, axis=axis[1], keepdims=True), rk, gk, axis[0]), a.shape)
-        else:
-            ga = _split_ties(a, rk, gk, None if axis is None else axis[0])
-    else:  # pow(sum(pow(|x|, p)), 1/p), differentiated as TF's Pow ops are
-        p = float(order)
-        total = T.reduce_sum(T.pow(a, p), axis=axis, keepdims=True)
-        gsum = gk * (1.0 / p) * T.pow(total, 1.0 / p - 1.0)
-        ga = gsum * p * T.pow(a, p - 1.0)
-    return _abs_grad(ga, x)
-
-
 # tensorlet's own primitive (TF composes norms from Sum/Max/Sqrt/Svd): one kernel eagerly.
-NORM = defop("Norm", _norm_kernel, dtypes=NORM_TYPES, quiet=True, grad=_norm_grad)
+NORM = defop("Norm", _norm_kernel, dtypes=NORM_TYPES, quiet=True, grad=norm_grad)
 
 
 def _norm_args(order, axis):

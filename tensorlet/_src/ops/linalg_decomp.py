@@ -4,6 +4,7 @@ lstsq, expm, and the composites logdet, cholesky_solve, pinv.
 Kernels use ``xp.linalg`` where NumPy and jax.numpy agree.  Where they differ, ``jax_impl`` gives the lowering:
 TF's Cholesky and SelfAdjointEig read only the lower triangle (jax symmetrizes by default), and triangular solves
 and ``expm`` come from scipy / jax.scipy.  float16 is computed in float32 (LAPACK has no half precision).
+Gradients (TF's formulas) live in ``linalg_grad``.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from collections import namedtuple
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.ops._helpers import same_dtype, static, t
-from tensorlet._src.ops.linalg import adjoint, band_part, diag, diag_part, dims, lapack_in, matrix_check, set_diag, \
-    silent
+from tensorlet._src.ops.linalg import diag_part, dims, lapack_in, matrix_check, set_diag, silent
+from tensorlet._src.ops.linalg_grad import (
+    bcast_mat, chol_grad, eig_grad, eigh_grad, expm_grad, inv_grad, lstsq_grad, qr_grad, solve_grad, svd_grad,
+    trisolve_grad)
 from tensorlet._src.ops.registry import bind, defop, tf_export
 
 D = _dt
@@ -40,43 +42,6 @@ def _real_dtype(x):
     return x.real.dtype
 
 
-# --- gradient helpers (written in tensorlet ops, so they differentiate again) ------------------
-
-def _mm(a, b, adjoint_a=False, adjoint_b=False):
-    return T.linalg.matmul(a, b, adjoint_a=adjoint_a, adjoint_b=adjoint_b)
-
-
-def _mat(v):
-    """Batched diagonal matrices from vectors."""
-    return diag(v)
-
-
-def _safe_reciprocal(x, eps=1e-20):
-    """TF's Lorentz-broadened 1/x: 0 instead of inf for degenerate eigen/singular values."""
-    return x * T.math.reciprocal(x * x + eps)
-
-
-def _gap_reciprocals(e):
-    """f[..., i, j] = 1 / (e_j - e_i) off the diagonal, 0 on it."""
-    return set_diag(_safe_reciprocal(e[..., None, :] - e[..., :, None]), T.zeros_like(e))
-
-
-def _sum_to_batch(g, x):
-    """Sum a gradient over the batch dimensions along which ``x`` was broadcast."""
-    if tuple(g.shape) == tuple(x.shape):
-        return g
-    lead = len(g.shape) - len(x.shape)
-    axes = list(range(lead)) + [lead + i for i, d in enumerate(x.shape[:-2]) if d == 1 and g.shape[lead + i] != 1]
-    if axes:
-        g = T.reduce_sum(g, axis=axes)
-    return T.reshape(g, x.shape)
-
-
-def _bcast_mat(g, mat_shape):
-    """``g`` (batch) reshaped to broadcast against batched matrices: (..., 1, 1)."""
-    return T.reshape(g, list(mat_shape[:-2]) + [1, 1])
-
-
 # --- inverse, determinants --------------------------------------------------------------
 
 def _inv_kernel(xp, x, adjoint=False):
@@ -90,19 +55,12 @@ def _inv_kernel(xp, x, adjoint=False):
     return r.astype(x.dtype)
 
 
-def _inv_grad(g, ainv, x, adjoint=False):
-    """TF's: -A^-H g A^-H (for ``adjoint``: -A^-1 g^H A^-1, with ``ainv`` the output)."""
-    if adjoint:
-        return -_mm(ainv, _mm(g, ainv, adjoint_a=True))
-    return -_mm(ainv, _mm(g, ainv, adjoint_b=True), adjoint_a=True)
-
-
 INV = defop("MatrixInverse", silent(_inv_kernel), dtypes=LAPACK, check=matrix_check("MatrixInverse"), quiet=True,
-            grad=_inv_grad)
+            grad=inv_grad)
 # TF's g * det * A^-H (no conjugate on det, as TF); a singular matrix raises from the inverse, as in TF.
 DET = defop("MatrixDeterminant", silent(lambda xp, x: xp.linalg.det(lapack_in(x)).astype(x.dtype)),
             dtypes=DET_TYPES, check=matrix_check("MatrixDeterminant"), quiet=True,
-            grad=lambda g, ans, x: _bcast_mat(g * ans, x.shape) * inv(x, adjoint=True))
+            grad=lambda g, ans, x: bcast_mat(g * ans, x.shape) * inv(x, adjoint=True))
 
 
 def _slogdet_kernel(xp, x):
@@ -112,7 +70,7 @@ def _slogdet_kernel(xp, x):
 
 SLOGDET = defop("LogMatrixDeterminant", silent(_slogdet_kernel), n_out=2, dtypes=DET_TYPES,
                 check=matrix_check("LogMatrixDeterminant"), quiet=True,  # sign: no gradient (TF)
-                grad=lambda g, ans, x: _bcast_mat(g[1], x.shape) * inv(x, adjoint=True))
+                grad=lambda g, ans, x: bcast_mat(g[1], x.shape) * inv(x, adjoint=True))
 
 
 @tf_export("linalg.inv")
@@ -192,19 +150,8 @@ def _chol_jax(xp, x):
     return lax_linalg.cholesky(lapack_in(x), symmetrize_input=False).astype(x.dtype)
 
 
-def _chol_grad(g, chol, x):
-    """TF's: sym(L^-H Phi(L^H g) L^-1), Phi = lower triangle with a halved diagonal.  Like TF, the gradient is
-    the symmetric (Hermitian) one, although the kernel reads only the lower triangle of its input."""
-    n = chol.shape[-1]
-    l_inv = triangular_solve(chol, T.eye(n, dtype=chol.dtype), lower=True)
-    mid = _mm(chol, g, adjoint_a=True)
-    mid = band_part(set_diag(mid, 0.5 * diag_part(mid)), -1, 0)
-    ga = _mm(_mm(l_inv, mid, adjoint_a=True), l_inv)
-    return 0.5 * (ga + adjoint(ga))
-
-
 CHOLESKY = defop("Cholesky", silent(_chol_kernel), jax_impl=_chol_jax, dtypes=LAPACK, check=matrix_check("Cholesky"),
-                 quiet=True, grad=_chol_grad)
+                 quiet=True, grad=chol_grad)
 
 
 @tf_export("linalg.cholesky")
@@ -238,40 +185,7 @@ def _qr_kernel(xp, x, full_matrices=False):
     return q.astype(x.dtype), r.astype(x.dtype)
 
 
-def _times_r_inv_h(x, r):
-    """``x @ r^-H`` for upper-triangular ``r``, by a triangular solve."""
-    return adjoint(triangular_solve(r, adjoint(x), lower=False))
-
-
-def _qr_grad_tall(q, r, dq, dr):
-    """QR backprop for rows >= cols (reduced factors); see Roberts & Roberts, arXiv:2009.10071."""
-    qdq = _mm(q, dq, adjoint_a=True)
-    rdr = _mm(r, dr, adjoint_b=True)
-    low = band_part(qdq - adjoint(qdq) + rdr - adjoint(rdr), -1, 0)
-    grad = _mm(q, dr + _times_r_inv_h(low, r)) + _times_r_inv_h(dq - _mm(q, qdq), r)
-    if q.dtype.is_complex:  # the imaginary part of diag(r dr^H - dq^H q) needs a correction term
-        d = diag_part(rdr - adjoint(qdq))
-        correction = _mat(d - T.cast(T.math.real(d), d.dtype))
-        grad = grad + _times_r_inv_h(_mm(q, correction, adjoint_b=True), r)
-    return grad
-
-
-def _qr_grad(g, ans, a, full_matrices=False):
-    (dq, dr), (q, r) = g, ans
-    m, n = a.shape[-2], a.shape[-1]
-    if m > n and full_matrices:
-        raise NotImplementedError(f"QrGrad not implemented when nrows > ncols and full_matrices is true. Received "
-                                  f"r.shape={tuple(r.shape)} with nrows={m}and ncols={n}.")
-    if m >= n:
-        return _qr_grad_tall(q, r, dq, dr)
-    # wide: a = [x, y], r = [u, v] with x square; reduce to the square case
-    y = a[..., :, m:]
-    dv = dr[..., :, m:]
-    dx = _qr_grad_tall(q, r[..., :, :m], dq + _mm(y, dv, adjoint_b=True), dr[..., :, :m])
-    return T.concat([dx, _mm(q, dv)], axis=-1)
-
-
-QR = defop("Qr", silent(_qr_kernel), n_out=2, dtypes=LAPACK, check=matrix_check("Qr", square=False), grad=_qr_grad)
+QR = defop("Qr", silent(_qr_kernel), n_out=2, dtypes=LAPACK, check=matrix_check("Qr", square=False), grad=qr_grad)
 
 
 @tf_export("linalg.qr")
@@ -294,45 +208,8 @@ def _svd_kernel(xp, x, full_matrices=False, compute_uv=True):
     return s.astype(sdt), u.astype(x.dtype), _ct(xp, vh).astype(x.dtype)
 
 
-def _svd_grad(g, ans, a, full_matrices=False, compute_uv=True):
-    """TF's SVD gradient (Giles; Townsend for reduced factors; the complex phase term), via A^H when rows > cols.
-    Singular vectors are defined up to sign/phase: the gradient assumes a loss invariant to it."""
-    if not compute_uv:
-        s, u, v = svd(a)
-        return _mm(u * T.cast(g[0], a.dtype)[..., None, :], v, adjoint_b=True)
-    (gs, gu, gv), (s, u, v) = g, ans
-    m, n = a.shape[-2], a.shape[-1]
-    flip = m > n
-    if flip:  # differentiate A^H = V S U^H, then take the adjoint of the result
-        m, n, u, v, gu, gv = n, m, v, u, gv, gu
-    if full_matrices and n - m > 1:
-        raise NotImplementedError(f"svd gradient is not implemented for abs(m - n) > 1 when full_matrices is True. "
-                                  f"Received: m={m} and n={n} from op input with shape={tuple(a.shape)}.")
-    s = T.cast(s, a.dtype)
-    s_mat = _mat(s)
-    s_inv = _mat(_safe_reciprocal(s))
-    f = _gap_reciprocals(T.square(s))
-    v1, gv1 = v[..., :, :m], gv[..., :, :m]
-    f_u = f * _mm(u, gu, adjoint_a=True)
-    v_gv = _mm(v1, gv1, adjoint_a=True)
-    f_v = f * v_gv
-    inner = _mat(T.cast(gs, a.dtype)) + _mm(f_u + adjoint(f_u), s_mat) + _mm(s_mat, f_v + adjoint(f_v))
-    if a.dtype.is_complex:
-        d = _mat(diag_part(v_gv))
-        inner = inner + 0.5 * _mm(s_inv, adjoint(d) - d)
-    grad = _mm(u, _mm(inner, v1, adjoint_b=True))
-    if m != n:
-        gv1_h = adjoint(gv1)
-        rest = gv1_h - _mm(_mm(gv1_h, v1), v1, adjoint_b=True)
-        if full_matrices:
-            v2 = v[..., :, m:]
-            rest = rest - _mm(_mm(v1, gv[..., :, m:], adjoint_a=True), v2, adjoint_b=True)
-        grad = grad + _mm(_mm(u, s_inv), rest)
-    return adjoint(grad) if flip else grad
-
-
 SVD = defop("Svd", silent(_svd_kernel), n_out=None, dtypes=LAPACK, check=matrix_check("Svd", square=False),
-            grad=_svd_grad)
+            grad=svd_grad)
 
 
 @tf_export("linalg.svd")
@@ -360,21 +237,8 @@ def _eigh_jax(xp, x, compute_v=True):
     return (e.astype(x.dtype), v.astype(x.dtype)) if compute_v else (e.astype(x.dtype),)
 
 
-def _eigh_grad(g, ans, a, compute_v=True):
-    """TF's: V (diag(ge) + F o V^H gv) V^H, folded onto the lower triangle the kernel reads (diagonal halved)."""
-    if compute_v:
-        (ge, gv), (e, v) = g, ans
-        inner = _mat(ge) + _gap_reciprocals(e) * _mm(v, gv, adjoint_a=True)
-    else:
-        _, v = eigh(a)
-        inner = _mat(g[0])
-    ga = _mm(v, _mm(inner, v, adjoint_b=True))
-    ga = band_part(ga + adjoint(ga), -1, 0)
-    return set_diag(ga, 0.5 * diag_part(ga))
-
-
 EIGH = defop("SelfAdjointEigV2", silent(_eigh_kernel), jax_impl=_eigh_jax, n_out=None, dtypes=LAPACK,
-             check=matrix_check("SelfAdjointEigV2"), grad=_eigh_grad)
+             check=matrix_check("SelfAdjointEigV2"), grad=eigh_grad)
 
 
 @tf_export("linalg.eigh")
@@ -405,24 +269,7 @@ def _eig_kernel(xp, x, compute_v=True):
     return w.astype(ct), v.astype(ct)
 
 
-def _eig_grad(g, ans, a, compute_v=True):
-    """TF's (Boeddeker et al., eq. 4.77; distinct eigenvalues): V^-H (diag(ge) + F o (...)) V^H, real part for
-    real input.  Unit-norm eigenvectors have an arbitrary phase: the gradient assumes a loss invariant to it."""
-    if compute_v:
-        (ge, gv), (e, v) = g, ans
-        vh = adjoint(v)
-        vgv = _mm(vh, gv)
-        f = T.math.conj(_gap_reciprocals(e))
-        real_diag = _mat(diag_part(T.cast(T.math.real(vgv), vgv.dtype)))
-        mid = _mat(ge) + f * (vgv - _mm(_mm(vh, v), real_diag))
-    else:
-        _, v = eig(a)
-        vh = adjoint(v)
-        mid = _mat(g[0])
-    return T.cast(solve(vh, _mm(mid, vh)), a.dtype)
-
-
-EIG = defop("Eig", silent(_eig_kernel), n_out=None, dtypes=EIG_TYPES, check=matrix_check("Eig"), grad=_eig_grad)
+EIG = defop("Eig", silent(_eig_kernel), n_out=None, dtypes=EIG_TYPES, check=matrix_check("Eig"), grad=eig_grad)
 
 
 @tf_export("linalg.eig", "eig")
@@ -478,15 +325,8 @@ def _same_outer(op_name, square_msg):
     return check
 
 
-def _solve_grad(g, x, matrix, rhs, adjoint=False):
-    """TF's: grad_rhs = solve(A^H, g); grad_A = -grad_rhs x^H (-x grad_rhs^H for ``adjoint``)."""
-    grad_rhs = solve(matrix, g, adjoint=not adjoint)
-    grad_a = -_mm(x, grad_rhs, adjoint_b=True) if adjoint else -_mm(grad_rhs, x, adjoint_b=True)
-    return grad_a, grad_rhs
-
-
 SOLVE = defop("MatrixSolve", silent(_solve_kernel), dtypes=LAPACK, quiet=True,
-              check=_same_outer("MatrixSolve", "First input (lhs) must be a square matrix."), grad=_solve_grad)
+              check=_same_outer("MatrixSolve", "First input (lhs) must be a square matrix."), grad=solve_grad)
 
 
 @tf_export("linalg.solve")
@@ -561,16 +401,8 @@ def _trisolve_check(matrix, rhs, lower=True, adjoint=False):
                                                                f"{errors.shape_str(dr)}") from None
 
 
-def _trisolve_grad(g, x, matrix, rhs, lower=True, adjoint=False):
-    """TF's: as MatrixSolve's, with grad_A kept to the triangle the kernel reads, summed over broadcast batches."""
-    grad_rhs = triangular_solve(matrix, g, lower=lower, adjoint=not adjoint)
-    grad_a = -_mm(x, grad_rhs, adjoint_b=True) if adjoint else -_mm(grad_rhs, x, adjoint_b=True)
-    grad_a = band_part(grad_a, -1, 0) if lower else band_part(grad_a, 0, -1)
-    return _sum_to_batch(grad_a, matrix), _sum_to_batch(grad_rhs, rhs)
-
-
 TRISOLVE = defop("MatrixTriangularSolve", silent(_trisolve_kernel), jax_impl=_trisolve_jax, dtypes=TRISOLVE_TYPES,
-                 check=_trisolve_check, quiet=True, grad=_trisolve_grad)
+                 check=_trisolve_check, quiet=True, grad=trisolve_grad)
 
 
 @tf_export("linalg.triangular_solve")
@@ -599,35 +431,8 @@ def _lstsq_kernel(xp, matrix, rhs):
     return x.astype(matrix.dtype)
 
 
-def _pinv_of(a):
-    """The pseudo-inverse with the kernel's cutoff, in ops (complex allowed, unlike ``tf.linalg.pinv``)."""
-    m, n = a.shape[-2], a.shape[-1]
-    s, u, v = svd(a)
-    cutoff = float(np.finfo(a.dtype.real_dtype.as_numpy_dtype).eps) * max(m, n) * s[..., :1]
-    s_inv = T.math.divide_no_nan(T.cast(T.greater(s, cutoff), s.dtype), s)
-    return _mm(v * T.cast(s_inv, a.dtype)[..., None, :], u, adjoint_b=True)
-
-
-def _lstsq_grad(g, x, a, b):
-    """Gradient of the minimum-norm solution x = A^+ b (for perturbations that keep A's rank).
-
-    TF has no gradient for ``fast=False`` (it raises); this is the derivative of the pseudo-inverse
-    (Golub & Pereyra): grad_b = A^+^H g, grad_A = -grad_b x^H + r (A^+ grad_b)^H + A^+^H x g^H (I - A^+ A),
-    with r = b - A x.  For full-rank A it equals TF's fast-path formula with ``l2_regularizer=0``."""
-    m, n = a.shape[-2], a.shape[-1]
-    if m == 0 or n == 0:
-        return T.zeros_like(a), T.zeros_like(b)
-    ap = _pinv_of(a)
-    grad_b = _mm(ap, g, adjoint_a=True)
-    resid = b - _mm(a, x)
-    xg = _mm(x, g, adjoint_b=True)
-    grad_a = (-_mm(grad_b, x, adjoint_b=True) + _mm(resid, _mm(ap, grad_b), adjoint_b=True)
-              + _mm(ap, xg - _mm(_mm(xg, ap), a), adjoint_a=True))
-    return grad_a, grad_b
-
-
 LSTSQ = defop("MatrixSolveLs", silent(_lstsq_kernel), dtypes=LAPACK, check=_same_outer("MatrixSolveLs", None),
-              grad=_lstsq_grad)
+              grad=lstsq_grad)
 
 
 def _add_to_diagonal(m, value):
@@ -648,13 +453,16 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     from tensorlet._src.ops.matmul import matmul
 
     matrix, rhs = same_dtype("MatrixSolveLs", matrix, rhs)
+    l2_zero = bool(np.all(np.asarray(static(l2_regularizer)) == 0))
+    if matrix.dtype == D.complex128 and not l2_zero:
+        raise NotImplementedError("matrix_solve_ls is currently disabled for complex128 and l2_regularizer != 0 due "
+                                  "to poor accuracy.")
     if not fast:
         return bind(LSTSQ, matrix, rhs)
     d = dims(matrix)
     if d is not None and len(d) < 2:
         raise errors.invalid_argument("MatrixSolveLs", f"Input tensor 0 must have rank >= 2, got {len(d)}")
-    l2 = static(l2_regularizer)
-    regularize = not (isinstance(l2, (int, float)) and l2 == 0)
+    regularize = not l2_zero
     if d is None or None in d[-2:] or d[-2] >= d[-1]:  # overdetermined: (A^H A + l2 I) X = A^H rhs
         gram = matmul(matrix, matrix, adjoint_a=True)
         if regularize:
@@ -684,16 +492,8 @@ def _expm_jax(xp, x):
     return jsl.expm(lapack_in(x)).astype(x.dtype)
 
 
-def _expm_grad(g, ans, a):
-    """The adjoint Frechet derivative: the upper-right block of expm([[A^H, g], [0, A^H]])."""
-    n = a.shape[-1]
-    ah = adjoint(a)
-    block = T.concat([T.concat([ah, g], axis=-1), T.concat([T.zeros_like(ah), ah], axis=-1)], axis=-2)
-    return bind(EXPM, block)[..., :n, n:]
-
-
 EXPM = defop("MatrixExponential", silent(_expm_kernel), jax_impl=_expm_jax, dtypes=LAPACK,
-             check=matrix_check("MatrixExponential"), quiet=True, grad=_expm_grad)
+             check=matrix_check("MatrixExponential"), quiet=True, grad=expm_grad)
 
 
 @tf_export("linalg.expm")

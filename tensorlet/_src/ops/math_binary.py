@@ -43,8 +43,13 @@ REALDIV = defop("RealDiv", xpfn("divide"), dtypes=ARITH, shape=shapes.broadcast,
 DIVNONAN = defop("DivNoNan", lambda xp, x, y: xp.where(y == 0, xp.zeros_like(x), x / xp.where(y == 0, 1, y)
                                                        ).astype(x.dtype, copy=False),
                  dtypes=D.INEXACT, shape=shapes.broadcast, quiet=True,
-                 grad=lambda g, ans, x, y: (T.unbroadcast(T.math.divide_no_nan(g, y), x),
-                                            T.unbroadcast(g * T.math.divide_no_nan(T.math.divide_no_nan(-x, y), y), y)))
+                 grad=lambda g, ans, x, y: _div_no_nan_grad(g, _conj(x), _conj(y), x, y))
+
+
+def _div_no_nan_grad(g, cx, cy, x, y):
+    """TF's DivNoNan gradient (on conjugated inputs for complex)."""
+    return (T.unbroadcast(T.math.divide_no_nan(g, cy), x),
+            T.unbroadcast(g * T.math.divide_no_nan(T.math.divide_no_nan(-cx, cy), cy), y))
 FLOORDIV = defop("FloorDiv", xpfn("floor_divide"), dtypes=REAL, shape=shapes.broadcast,
                  check=_int_divisor_check("FloorDiv"), quiet=True, grad=NONDIFF)
 FLOORMOD = defop("FloorMod", xpfn("mod"), dtypes=REAL, shape=shapes.broadcast,
@@ -84,7 +89,9 @@ MULNONAN = defop("MulNoNan", lambda xp, x, y: xp.where(y == 0, xp.zeros_like(x),
                                             T.unbroadcast(T.math.multiply_no_nan(x, g), y)))
 
 
-def _pow_grad(g, z, x, y):
+def _pow_grad(g, z, x0, y0):
+    """TF's Pow gradient (on conjugates for complex inputs); d/dy is 0 where x <= 0 (x == 0 for complex)."""
+    x, y, z = _conj(x0), _conj(y0), _conj(z)
     gx = g * y * T.pow(x, y - T.cast(1, y.dtype))
     if x.dtype.is_complex:
         mask = T.not_equal(x, T.cast(0, x.dtype))
@@ -92,6 +99,7 @@ def _pow_grad(g, z, x, y):
         mask = T.greater(x, T.cast(0, x.dtype))
     safe_x = T.where(mask, x, T.ones_like(x))
     log_x = T.where(mask, T.math.log(safe_x), T.zeros_like(x))
+    x, y = x0, y0
     return T.unbroadcast(gx, x), T.unbroadcast(g * z * log_x, y)
 POW = defop("Pow", xpfn("power"), dtypes=D.FLOATS + (D.int8, D.int16, D.int32, D.int64)
             + D.COMPLEX, shape=shapes.broadcast, check=_check_pow, quiet=True, grad=_pow_grad)

@@ -348,7 +348,7 @@ def _reduce_sum(x, axis, keepdims=False):
 
 
 def _where(cond, a, b):
-    from tensorlet._src.ops.array_ops import where
+    from tensorlet._src.ops.array_misc import where
 
     return where(cond, a, b)
 

@@ -53,17 +53,7 @@ def _matmul_grad(g, ans, a, b, transpose_a=False, transpose_b=False, adjoint_a=F
         ga = T.math.conj(ga)
     if cplx and (transpose_b and not adjoint_b):
         gb = T.math.conj(gb)
-    return _unbroadcast_batch(ga, a), _unbroadcast_batch(gb, b)
-
-
-def _unbroadcast_batch(g, x):
-    if tuple(g.shape) == tuple(x.shape):
-        return g
-    lead = len(g.shape) - len(x.shape)
-    axes = list(range(lead)) + [lead + i for i, d in enumerate(x.shape[:-2]) if d == 1 and g.shape[lead + i] != 1]
-    if axes:
-        g = T.reduce_sum(g, axis=axes)
-    return T.reshape(g, x.shape)
+    return T.unbroadcast_batch(ga, a), T.unbroadcast_batch(gb, b)
 
 
 MATMUL = defop("MatMul", _matmul_kernel, dtypes=MATMUL_TYPES, grad=_matmul_grad)

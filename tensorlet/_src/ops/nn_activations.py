@@ -5,7 +5,6 @@ Kernels for half types (float16, bfloat16) compute in float32 and round once at 
 
 from __future__ import annotations
 
-import importlib
 
 import numpy as np
 
@@ -15,28 +14,11 @@ from tensorlet._src.framework import errors
 from tensorlet._src.ops import math_unary as mu
 from tensorlet._src.ops import shapes
 from tensorlet._src.ops._helpers import static, t
-from tensorlet._src.ops.registry import EXPORTS, bind, defop, tf_export
+from tensorlet._src.ops.registry import bind, defop, tf_export
 
 D = _dt
 FLOATS = D.FLOATS  # TF's half, bfloat16, float, double
 RELU_T = D.FLOATS + D.INTS  # Relu/Relu6 also take every integer type
-
-_API_CACHE: dict = {}
-
-
-def api(name):
-    """The public tensorlet function ``tf.<name>`` of another op family, found at call time.
-
-    Families load in any order, so composites look their building blocks up when they run.
-    """
-    fn = _API_CACHE.get(name)
-    if fn is None:
-        try:
-            mod, attr = EXPORTS[name]
-        except KeyError:
-            raise NotImplementedError(f"tensorlet does not implement tf.{name} yet") from None
-        fn = _API_CACHE[name] = getattr(importlib.import_module(mod), attr)
-    return fn
 
 
 def f32(x):
@@ -98,7 +80,7 @@ def leaky_relu(features, alpha=0.2, name=None):
     """
     x = t(features)
     if x.dtype.is_integer:
-        x = api("cast")(x, D.float32)
+        x = T.cast(x, D.float32)
     a = alpha.item() if isinstance(alpha, (np.generic, np.ndarray)) and np.ndim(alpha) == 0 else alpha
     if not isinstance(a, (int, float)) or isinstance(a, bool):
         raise TypeError(f"Expected float for argument 'alpha' not {alpha!r}.")
@@ -224,24 +206,24 @@ def gelu(features, approximate=False, name=None):
     d = x.dtype
     if approximate:
         inner = const(0.7978845608028654, d) * (x + const(0.044715, d) * (x * x * x))
-        return 0.5 * x * (1.0 + api("math.tanh")(inner))
+        return 0.5 * x * (1.0 + T.math.tanh(inner))
     # erfc(-x / sqrt(2)) = 1 + erf(x / sqrt(2)) without the cancellation for negative x
-    return 0.5 * x * api("math.erfc")(mu.negative(x) * const(0.7071067811865476, d))
+    return 0.5 * x * T.math.erfc(mu.negative(x) * const(0.7071067811865476, d))
 
 
 @tf_export("nn.silu", "nn.swish")
 def silu(features, beta=1.0):
     """x * sigmoid(beta * x).  ``tf.nn.silu([1.0])`` -> ``[0.7311]``."""
     x = t(features)
-    b = api("cast")(t(beta), x.dtype)
-    return x * api("math.sigmoid")(b * x)
+    b = T.cast(t(beta), x.dtype)
+    return x * T.math.sigmoid(b * x)
 
 
 @tf_export("nn.crelu")
 def crelu(features, axis=-1, name=None):
     """relu of [x, -x] concatenated along ``axis``.  ``tf.nn.crelu([-1.0, 2.0])`` -> ``[0.0, 2.0, 1.0, 0.0]``."""
     x = t(features)
-    return relu(api("concat")([x, -x], axis))
+    return relu(T.concat([x, -x], axis))
 
 
 # --- softmax ----------------------------------------------------------------------------
@@ -303,7 +285,7 @@ def swap_to_end(op, x, axis, op_name):
         return bind(op, x)
     perm = list(range(rank))
     perm[axis], perm[-1] = perm[-1], perm[axis]
-    transpose = api("transpose")
+    transpose = T.transpose
     return transpose(bind(op, transpose(x, perm)), perm)
 
 

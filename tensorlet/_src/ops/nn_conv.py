@@ -79,15 +79,19 @@ def check_attrs(op, nd, strides, padding, explicit_paddings, data_format, dilati
                 "Dilated rates should be larger than 0."
             raise errors.invalid_argument(op, msg)
     if padding == "EXPLICIT":
-        ep = explicit_paddings
-        if len(ep) != 2 * n:
-            raise errors.invalid_argument(op, f"explicit_paddings attribute must contain {2 * n} values, but "
-                                              f"got: {len(ep)}")
-        if any(p < 0 for p in ep):
-            raise errors.invalid_argument(op, "All elements of explicit_paddings must be nonnegative")
-        if ep[0] or ep[1] or ep[2 * c_ax] or ep[2 * c_ax + 1]:
-            raise errors.invalid_argument(op, "Nonzero explicit padding in the batch or depth dimensions is not "
-                                              "supported")
+        check_explicit_paddings(op, explicit_paddings, n, c_ax)
+
+
+def check_explicit_paddings(op, ep, n, c_ax):
+    """TF's checks on ``explicit_paddings`` (shared by convolution and pooling)."""
+    if len(ep) != 2 * n:
+        raise errors.invalid_argument(op, f"explicit_paddings attribute must contain {2 * n} values, but "
+                                          f"got: {len(ep)}")
+    if any(p < 0 for p in ep):
+        raise errors.invalid_argument(op, "All elements of explicit_paddings must be nonnegative")
+    if ep[0] or ep[1] or ep[2 * c_ax] or ep[2 * c_ax + 1]:
+        raise errors.invalid_argument(op, "Nonzero explicit padding in the batch or depth dimensions is not "
+                                          "supported")
 
 
 _FORMATS = {1: ("NWC", "NCW"), 2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}
@@ -429,6 +433,3 @@ def atrous_conv2d(value, filters, rate, padding, name=None):
     if int(static(rate)) < 1:
         raise ValueError(f"all values of `dilation_rate` must be positive. Received: dilation_rate=[{rate} {rate}]")
     return conv2d(value, filters, 1, padding, dilations=int(static(rate)))
-
-
-from tensorlet._src.ops import nn_conv_transpose  # noqa: E402, F401  (registers the transposed/depthwise API)

@@ -20,7 +20,7 @@ from tensorlet._src.ops import math_binary as mb
 from tensorlet._src.ops import math_unary as mu
 from tensorlet._src.ops._helpers import same_dtype, t
 from tensorlet._src.ops._helpers import t as to_tensor
-from tensorlet._src.ops.nn_activations import LOG_SOFTMAX, SOFTMAX, api, const, f32, norm_axis, relu, softplus
+from tensorlet._src.ops.nn_activations import LOG_SOFTMAX, SOFTMAX, const, f32, norm_axis, relu, softplus
 from tensorlet._src.ops.registry import bind, defop, tf_export
 
 D = _dt
@@ -111,8 +111,8 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
         if ax != rank - 1:  # move ``axis`` to the end, keeping the other axes in order (the loss's axes)
             perm = [i for i in range(rank) if i != ax] + [ax]
             if labels.shape != logits.shape:
-                labels = api("broadcast_to")(labels, api("shape")(logits))
-            transpose = api("transpose")
+                labels = T.broadcast_to(labels, T.shape(logits))
+            transpose = T.transpose
             logits, labels = transpose(logits, perm), transpose(labels, perm)
     return bind(SOFTMAX_XENT, logits, labels)[0]
 
@@ -249,15 +249,15 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     """
     log_input, targets = same_dtype("Mul", log_input, targets)
     _same_shape(log_input, targets, "log_input", "targets")
-    exp, log = api("math.exp"), api("math.log")
+    exp, log = T.math.exp, T.math.log
     result = exp(log_input) - log_input * targets
     if compute_full_loss:
         d = targets.dtype
-        where = api("where")
+        where = T.where
         small = mb.logical_and(targets >= 0, targets <= 1)
-        z = where(small, api("ones_like")(targets), targets)  # keeps log() finite where the term is unused
+        z = where(small, T.ones_like(targets), targets)  # keeps log() finite where the term is unused
         stirling = z * log(z) - z + const(0.5, d) * log(const(2 * math.pi, d) * z)
-        result = result + where(small, api("zeros_like")(targets), stirling)
+        result = result + where(small, T.zeros_like(targets), stirling)
     return result
 
 
@@ -282,9 +282,9 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
         w = mb.cast(t(sample_weight), dtype)
         diff = w.shape.rank - loss.shape.rank
         if diff == 1 and w.shape[-1] == 1:
-            w = api("squeeze")(w, [-1])
+            w = T.squeeze(w, [-1])
         elif diff == -1:
-            w = api("expand_dims")(w, -1)
+            w = T.expand_dims(w, -1)
         loss = mb.multiply(loss, w)
     if global_batch_size is None:
         global_batch_size = loss.shape[0] * _num_replicas()
@@ -295,11 +295,11 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
     if bool(np.any(gbs.numpy() < 0)):
         raise errors.invalid_argument("AssertGreaterEqual", "global_batch_size must be non-negative.  Condition x >= "
                                       f"0 did not hold element-wise: x = {gbs.numpy()}")
-    return mb.divide_no_nan(api("math.reduce_sum")(loss), mb.cast(gbs, dtype))
+    return mb.divide_no_nan(T.math.reduce_sum(loss), mb.cast(gbs, dtype))
 
 
 @tf_export("nn.scale_regularization_loss")
 def scale_regularization_loss(regularization_loss):
     """sum(regularization_loss) / number of replicas.  ``tf.nn.scale_regularization_loss(3.0)`` -> ``3.0``."""
-    return mb.truediv(api("math.reduce_sum")(t(regularization_loss)), _num_replicas())
+    return mb.truediv(T.math.reduce_sum(t(regularization_loss)), _num_replicas())
 

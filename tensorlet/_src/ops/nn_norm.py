@@ -15,7 +15,7 @@ from tensorlet._src.framework.tensor import EagerTensor, Tensor
 from tensorlet._src.ops import math_binary as mb
 from tensorlet._src.ops import shapes
 from tensorlet._src.ops._helpers import same_dtype, static, static_axis, t
-from tensorlet._src.ops.nn_activations import api, const, f32
+from tensorlet._src.ops.nn_activations import const, f32
 from tensorlet._src.ops.registry import bind, defop, tf_export
 
 D = _dt
@@ -36,7 +36,7 @@ def _like(v, dtype):
 
 
 def _squeeze(x, axes):
-    return api("squeeze")(x, list(axes)) if axes else x
+    return T.squeeze(x, list(axes)) if axes else x
 
 
 # --- moments ---------------------------------------------------------------------------------
@@ -50,9 +50,9 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     x = t(x)
     axes = _axes(axes)
     y = mb.cast(x, D.float32) if x.dtype is D.float16 else x
-    reduce_mean = api("math.reduce_mean")
+    reduce_mean = T.math.reduce_mean
     mean = reduce_mean(y, axes, keepdims=True)
-    variance = reduce_mean(mb.squared_difference(y, api("stop_gradient")(mean)), axes, keepdims=True)
+    variance = reduce_mean(mb.squared_difference(y, T.stop_gradient(mean)), axes, keepdims=True)
     if not keepdims:
         mean, variance = _squeeze(mean, axes), _squeeze(variance, axes)
     if x.dtype is D.float16:
@@ -74,9 +74,9 @@ def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
         x = mb.cast(x, D.float32)
     if w.dtype is not x.dtype:
         w = mb.cast(w, x.dtype)
-    reduce_sum = api("math.reduce_sum")
+    reduce_sum = T.math.reduce_sum
     weighted_sum = reduce_sum(mb.multiply(w, x), axes, keepdims=True)
-    sum_of_weights = reduce_sum(mb.add(w, api("zeros_like")(x)), axes, keepdims=True)
+    sum_of_weights = reduce_sum(mb.add(w, T.zeros_like(x)), axes, keepdims=True)
     mean = mb.divide_no_nan(weighted_sum, sum_of_weights)
     distsq = reduce_sum(mb.multiply(w, mb.squared_difference(x, mean)), axes, keepdims=True)
     variance = mb.divide_no_nan(distsq, sum_of_weights)
@@ -107,7 +107,7 @@ def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
     else:
         m_ss = x
         v_ss = mb.multiply(x, x)
-    reduce_sum = api("math.reduce_sum")
+    reduce_sum = T.math.reduce_sum
     return counts, reduce_sum(m_ss, axes, keepdims=keepdims), reduce_sum(v_ss, axes, keepdims=keepdims), shift
 
 
@@ -141,7 +141,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
         return None if p is None else _like(p, pd)
 
     mean, variance, offset, scale = conv(mean), conv(variance), conv(offset), conv(scale)
-    inv = api("math.rsqrt")(mb.add(variance, _like(variance_epsilon, variance.dtype)))
+    inv = T.math.rsqrt(mb.add(variance, _like(variance_epsilon, variance.dtype)))
     if scale is not None:
         inv = inv * scale
     shift = offset - mean * inv if offset is not None else -mean * inv
@@ -369,7 +369,7 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate}")
     shape = _noise_shape(x, noise_shape)
     keep = mb.greater_equal(_uniform(shape, x.dtype, seed), rate_t)
-    return api("where")(keep, scaled, t(0, dtype=x.dtype))
+    return T.where(keep, scaled, t(0, dtype=x.dtype))
 
 
 def _noise_shape(x, noise_shape):
@@ -387,7 +387,7 @@ def _noise_shape(x, noise_shape):
 
 def _uniform(shape, dtype, seed):
     """Uniform [0, 1) samples from tensorlet's random module (``tf.random.uniform``, global + op seeds)."""
-    return api("random.uniform")(shape, dtype=dtype, seed=seed)
+    return T.random.uniform(shape, dtype=dtype, seed=seed)
 
 
 # --- embedding_lookup ------------------------------------------------------------------------
@@ -401,13 +401,13 @@ def _lookup(params, ids, partition_strategy, max_norm):
     if partition_strategy not in ("mod", "div"):
         raise ValueError(f"Unrecognized partition strategy: {partition_strategy}.Must be one of either `mod` or "
                          "`div`.")
-    gather = api("gather")
+    gather = T.gather
     plist = [t(p) for p in plist]
     ids = t(ids)
     if len(plist) == 1:
         result = gather(plist[0], ids)
     else:
-        result = gather(api("concat")(plist, 0), _partitioned_ids(plist, ids, partition_strategy))
+        result = gather(T.concat(plist, 0), _partitioned_ids(plist, ids, partition_strategy))
     if max_norm is not None:
         result = _clip_rows(result, ids.shape.rank, max_norm)
     return result
@@ -430,7 +430,7 @@ def _partitioned_ids(plist, ids, strategy):
         row = mb.add(mb.multiply(first, mb.floormod(ids, per + 1)), mb.multiply(mb.subtract(1, first), rest))
     if isinstance(part, EagerTensor):
         _check_partitions(part._v, row._v, n, sizes)
-    return mb.add(api("gather")(t(offsets), part), row)
+    return mb.add(T.gather(t(offsets), part), row)
 
 
 def _check_partitions(part, row, n, sizes):
@@ -451,10 +451,10 @@ def _clip_rows(x, ids_rank, max_norm):
     axes = list(range(ids_rank, x.shape.rank))
     sq = mb.multiply(x, x)
     if axes:
-        sq = api("math.reduce_sum")(sq, axes, keepdims=True)
+        sq = T.math.reduce_sum(sq, axes, keepdims=True)
     positive = mb.greater(sq, 0)
-    where = api("where")
-    norm = where(positive, api("math.sqrt")(where(positive, sq, api("ones_like")(sq))), sq)
+    where = T.where
+    norm = where(positive, T.math.sqrt(where(positive, sq, T.ones_like(sq))), sq)
     clip = mb.cast(t(max_norm), x.dtype) if _is_tensor(max_norm) else const(max_norm, x.dtype)
     return mb.truediv(mb.multiply(x, clip), mb.maximum(norm, clip))
 

@@ -654,6 +654,3 @@ def _check_index_shuffle(index, seed, max_index, rounds):
 _i, _ij = _both(_index_shuffle_kernel, ("rounds",))
 INDEX_SHUFFLE = defop("RandomIndexShuffle", _i, jax_impl=_ij, dtypes=(D.int32, D.uint32, D.int64, D.uint64),
                       check=_check_index_shuffle, grad=NONDIFF, quiet=True)
-
-# The public functions (registered through these imports).
-from tensorlet._src.ops import random_gen, random_stateless  # noqa: E402,F401

@@ -8,8 +8,6 @@ float32 as TF's kernels do; integer means truncate toward zero without overflowi
 
 from __future__ import annotations
 
-import importlib
-import sys
 
 import ml_dtypes
 import numpy as np
@@ -21,7 +19,7 @@ from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.ops import shapes
 from tensorlet._src.ops._helpers import static, t
-from tensorlet._src.ops.registry import EXPORTS, NONDIFF, bind, defop, tf_export
+from tensorlet._src.ops.registry import NONDIFF, bind, defop, tf_export
 
 D = _dt
 _BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -34,14 +32,6 @@ ARG_OUT_TYPES = (D.int16, D.uint16, D.int32, D.int64)
 def _is_float(d) -> bool:
     return d.kind == "f" or d == _BF16
 
-
-def api(name):
-    """The public function ``tf.<name>`` (resolved at call time, so families may be defined in any order)."""
-    try:
-        mod, attr = EXPORTS[name]
-    except KeyError:
-        raise NotImplementedError(f"tensorlet does not implement tf.{name} yet") from None
-    return getattr(sys.modules.get(mod) or importlib.import_module(mod), attr)
 
 
 # --- axis handling -----------------------------------------------------------------------
@@ -175,6 +165,8 @@ def _kept_shape(x, axis):
 
 def _expand(g, x, axis):
     """The reduction's upstream gradient ``g`` broadcast back to ``x``'s shape."""
+    if axis is None and g.shape.rank == 0:  # a full reduction: the scalar broadcasts as it is
+        return T.broadcast_to(g, tuple(x.shape))
     return T.broadcast_to(T.reshape(g, _kept_shape(x, axis)), tuple(x.shape))
 
 
@@ -393,10 +385,10 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     """
     x = t(input_tensor)
     raw_max = reduce_max(x, axis, keepdims=True)
-    shift = api("stop_gradient")(api("where")(api("math.is_finite")(raw_max), raw_max, api("zeros_like")(raw_max)))
-    out = api("math.log")(reduce_sum(api("math.exp")(x - shift), axis, keepdims=keepdims))
+    shift = T.stop_gradient(T.where(T.math.is_finite(raw_max), raw_max, T.zeros_like(raw_max)))
+    out = T.math.log(reduce_sum(T.math.exp(x - shift), axis, keepdims=keepdims))
     if not keepdims:
-        shift = api("reshape")(shift, out.shape)
+        shift = T.reshape(shift, out.shape)
     return out + shift
 
 
@@ -413,9 +405,9 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
         raise TypeError(f"Input must be either real or complex. Received integer type {x.dtype}.")
     diff = x - means
     if x.dtype.is_complex:
-        sq = api("math.real")(diff * api("math.conj")(diff))
+        sq = T.math.real(diff * T.math.conj(diff))
     else:
-        sq = api("math.square")(diff)
+        sq = T.math.square(diff)
     return reduce_mean(sq, axis, keepdims=keepdims)
 
 
@@ -426,7 +418,7 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     >>> reduce_std([1., 3.])
     <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
     """
-    return api("math.sqrt")(reduce_variance(input_tensor, axis, keepdims))
+    return T.math.sqrt(reduce_variance(input_tensor, axis, keepdims))
 
 
 @tf_export("math.count_nonzero")

@@ -22,12 +22,15 @@ from tensorlet._src.framework.context import ctx
 from tensorlet._src.framework.dtypes import from_numpy
 from tensorlet._src.framework.tensor import EagerTensor, _new
 
-__all__ = ["Op", "defop", "bind", "bind2", "xpfn", "REGISTRY", "NONDIFF", "defgrad", "tf_export", "export_value", "EXPORTS"]
+__all__ = ["Op", "defop", "bind", "bind2", "xpfn", "REGISTRY", "NONDIFF", "NO_GRADIENT", "defgrad", "tf_export",
+           "export_value", "EXPORTS"]
 
 REGISTRY: dict[str, Op] = {}
 
-# Marks an op as not differentiable (integer-valued, comparisons, random, ...).
+# Marks an op as not differentiable (integer-valued, comparisons, random, ...): gradients stop there silently.
 NONDIFF = "nondiff"
+# Marks an op for which TF defines no gradient: tape.gradient through it raises LookupError, as in TF.
+NO_GRADIENT = "no_gradient"
 
 # Set by the autodiff package: record(op, inputs, attrs, outputs) on active tapes.
 tape_hook = None

@@ -20,8 +20,7 @@ from tensorlet._src.framework.tensor import Tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.ops import shapes
 from tensorlet._src.ops._helpers import static, t
-from tensorlet._src.ops.reduce import api
-from tensorlet._src.ops.registry import bind, defop, tf_export
+from tensorlet._src.ops.registry import NO_GRADIENT, bind, defop, tf_export
 
 D = _dt
 _BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -340,7 +339,7 @@ def unsorted_segment_min(data, segment_ids, num_segments, name=None):
 
 def _segment_sizes(x, ids, n):
     """Per-segment element counts shaped to broadcast against the segment sums, at least 1."""
-    ones = api("ones")(tuple(ids.shape) + (1,) * (x.ndim - ids.ndim), dtype=x.dtype)
+    ones = T.ones(tuple(ids.shape) + (1,) * (x.ndim - ids.ndim), dtype=x.dtype)
     from tensorlet._src.ops.math_binary import maximum
 
     return maximum(bind(UNSORTED_SUM, ones, ids, num_segments=n), t(np.ones((), x.dtype._np)))
@@ -369,7 +368,7 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
     x = t(data)
     total = _unsorted_segment(UNSORTED_SUM, x, segment_ids, num_segments)
     ids = _ids("UnsortedSegmentSum", segment_ids)
-    return total / api("math.sqrt")(_segment_sizes(x, ids, _num_segments("UnsortedSegmentSum", num_segments)))
+    return total / T.math.sqrt(_segment_sizes(x, ids, _num_segments("UnsortedSegmentSum", num_segments)))
 
 
 # --- bincount ----------------------------------------------------------------------------
@@ -402,15 +401,8 @@ def _check_bincount(arr, weights, **attrs):
         raise errors.invalid_argument("DenseBincount", "Input arr must be non-negative!")
 
 
-def _no_gradient(name):
-    """A gradient that raises as TF does for an op it registers no gradient for (float outputs, e.g. weights)."""
-    def grad(g, ans, *inputs, **attrs):
-        raise LookupError(f"gradient registry has no entry for: {name}")
-    return grad
-
-
 BINCOUNT = defop("DenseBincount", _bincount_kernel(_np_scatter), jax_impl=_bincount_kernel(_jax_scatter),
-                 dtypes=INDEX_TYPES, check=_check_bincount, grad=_no_gradient("DenseBincount"))
+                 dtypes=INDEX_TYPES, check=_check_bincount, grad=NO_GRADIENT)
 
 
 @tf_export("math.bincount")
@@ -469,8 +461,8 @@ def _unique_core(xp, x, out_idx):
 
 
 UNIQUE = defop("Unique", lambda xp, x, out_idx=np.int32: _unique_core(xp, x, out_idx)[:2], n_out=2,
-               grad=_no_gradient("Unique"))
-UNIQUE_WITH_COUNTS = defop("UniqueWithCounts", _unique_core, n_out=3, grad=_no_gradient("UniqueWithCounts"))
+               grad=NO_GRADIENT)
+UNIQUE_WITH_COUNTS = defop("UniqueWithCounts", _unique_core, n_out=3, grad=NO_GRADIENT)
 
 
 def _unique_args(op_name, x, out_idx):
@@ -520,7 +512,7 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
     from tensorlet._src.ops.math_binary import cast, less, maximum
     from tensorlet._src.ops.reduce import reduce_any, reduce_max
 
-    reshape = api("reshape")
+    reshape = T.reshape
     dtype = D.as_dtype(dtype)
     lab, pred = cast(t(labels), D.int64), cast(t(predictions), D.int64)
     if lab.ndim == pred.ndim + 1 and lab.shape[-1] == 1:
@@ -544,7 +536,7 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
             if lab.shape[0] and int(reduce_max(v)) >= n:
                 raise errors.invalid_argument("assert_less", f"`{what}` out of bound  Condition x < y did not hold.")
     if weights is None:
-        values = api("ones")((lab.shape[0],), dtype=dtype)
+        values = T.ones((lab.shape[0],), dtype=dtype)
     else:
         values = cast(t(weights), dtype)
         if tuple(values.shape) != tuple(lab.shape):
