@@ -20,12 +20,13 @@ from tensorlet._src.util import nest
 class _CustomOp:
     """An op-like record for the tape (not in the registry)."""
 
-    __slots__ = ("name", "grad", "n_out")
+    __slots__ = ("name", "grad", "n_out", "sparse_grad")
 
     def __init__(self, name, grad, n_out):
         self.name = name
         self.grad = grad
         self.n_out = n_out
+        self.sparse_grad = False
 
 
 class _Paused:

@@ -30,15 +30,22 @@ def convert(x, dtype=None):
     return convert_to_tensor(x, dtype=dtype)
 
 
+def _add(a, b):
+    from tensorlet._src.ops.math_binary import add
+
+    globals()["_add"] = add  # resolved once
+    return add(a, b)
+
+
 def add_grads(a, b):
     """Sum two gradients, densifying IndexedSlices when mixed with dense ones."""
+    if a.__class__ is EagerTensor and b.__class__ is EagerTensor:
+        return _add(a, b)
     from tensorlet._src.framework.indexed_slices import IndexedSlices, add_indexed
 
     if isinstance(a, IndexedSlices) or isinstance(b, IndexedSlices):
         return add_indexed(a, b)
-    from tensorlet._src.ops.math_binary import add
-
-    return add(a, b)
+    return __getattr__("add")(a, b)
 
 
 def unbroadcast(g, x):

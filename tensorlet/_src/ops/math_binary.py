@@ -28,6 +28,8 @@ def _int_divisor_check(op_name):
 
 
 def _conj(x):
+    if x.__class__ is EagerTensor:
+        return T.math.conj(x) if x._v.dtype.kind == "c" else x
     return T.math.conj(x) if x.dtype.is_complex else x
 
 

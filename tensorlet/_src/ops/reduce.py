@@ -15,6 +15,7 @@ import numpy as np
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import Tensor
+from tensorlet._src.framework.tensor import EagerTensor
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.ops import shapes
@@ -98,6 +99,8 @@ def _sum_kernel(xp, x, axis=None, keepdims=False):
     d = x.dtype
     if d in _LOWP:
         return xp.sum(x, axis=axis, dtype=np.float32, keepdims=keepdims).astype(d)
+    if xp is np:  # the ufunc method directly: np.sum's Python wrapper costs about a microsecond
+        return np.add.reduce(x, axis=axis, dtype=d, keepdims=keepdims)
     return xp.sum(x, axis=axis, dtype=d, keepdims=keepdims)
 
 
@@ -165,8 +168,8 @@ def _kept_shape(x, axis):
 
 def _expand(g, x, axis):
     """The reduction's upstream gradient ``g`` broadcast back to ``x``'s shape."""
-    if axis is None and g.shape.rank == 0:  # a full reduction: the scalar broadcasts as it is
-        return T.broadcast_to(g, tuple(x.shape))
+    if axis is None and g.ndim == 0:  # a full reduction: the scalar broadcasts as it is
+        return T.broadcast_to(g, x._v.shape if x.__class__ is EagerTensor else tuple(x.shape))
     return T.broadcast_to(T.reshape(g, _kept_shape(x, axis)), tuple(x.shape))
 
 

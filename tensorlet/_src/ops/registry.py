@@ -138,7 +138,10 @@ def bind(op: Op, *inputs, **attrs):
     if op.check is not None:
         op.check(*inputs, **attrs)
     try:
-        out = op.np_fn(*[t._v for t in inputs], **attrs)
+        if len(inputs) == 1:
+            out = op.np_fn(inputs[0]._v, **attrs)
+        else:
+            out = op.np_fn(*[t._v for t in inputs], **attrs)
     except errors.OpError:
         raise
     except _KERNEL_ERRORS as e:

@@ -21,10 +21,13 @@ def _sorted_keys(d):
         return list(d)
 
 
+_SEQ = (list, tuple, dict)
+
+
 @tf_export("nest.is_nested")
 def is_nested(structure) -> bool:
     """True for lists, tuples (incl. namedtuples) and mappings."""
-    return isinstance(structure, (list, tuple, collections.abc.Mapping))
+    return isinstance(structure, _SEQ) or isinstance(structure, collections.abc.Mapping)
 
 
 def _children(s):
@@ -36,6 +39,9 @@ def _children(s):
 @tf_export("nest.flatten")
 def flatten(structure, expand_composites=False):
     """Leaves of ``structure`` in TF's order: ``flatten({"b": 1, "a": [2, 3]}) == [2, 3, 1]``."""
+    c = structure.__class__
+    if (c is list or c is tuple) and not any(is_nested(x) for x in structure):
+        return list(structure)  # the common flat case
     if not is_nested(structure):
         return [structure]
     out = []
@@ -68,6 +74,10 @@ def _rebuild(template, children):
 def pack_sequence_as(structure, flat_sequence, expand_composites=False):
     """Inverse of :func:`flatten`: put ``flat_sequence``'s items into ``structure``'s shape."""
     flat_sequence = list(flat_sequence)
+    if not is_nested(structure):
+        if len(flat_sequence) != 1:
+            raise ValueError(f"Structure is a scalar but len(flat_sequence) == {len(flat_sequence)} > 1")
+        return flat_sequence[0]
     pos = [0]
 
     def build(s):
