@@ -185,3 +185,26 @@ def _recording(fn, name):
     wrapped._recorded = True
     wrapped.__wrapped__ = fn
     return wrapped
+
+
+def op_tests(cases, errors=()):
+    """The three standard tests of an op family module::
+
+        test_values, test_lowering, test_errors = op_tests(CASES, ERRORS)
+
+    values: each case eagerly against its NumPy reference; lowering: the same through every op's
+    jax.numpy kernel; errors: each bad input raises TF's error class and message.
+    """
+    @params(cases)
+    def test_values(case):
+        run_case(case)
+
+    @params(cases)
+    def test_lowering(case):
+        run_case(case, backend="jax")
+
+    @pytest.mark.parametrize("err", list(errors), ids=[str(i) for i in range(len(errors))])
+    def test_errors(err):
+        run_err(err)
+
+    return test_values, test_lowering, test_errors

@@ -1,6 +1,6 @@
 """Gradients of the convolutions and poolings: TF's formulas and conventions, checked against real TF 2.21.
 
-tests/goldens/nn_conv_grad.json (written by tools/record_tf_goldens/nn_conv_grad.py, which has the same TABLE)
+tests/goldens/nn_conv_grad.json (written by tools/record_tf_goldens/nn_conv_grad.py from conv_grad_cases.py)
 holds TF's first- and second-order gradients for the TABLE below.  The other expected values were computed with
 TensorFlow 2.21 on the same inputs.  Every op's gradient is also checked against finite differences (first and
 second order, float64) by tests/autodiff/test_op_gradients.py; MaxPool3D and its gradient ops have no float64
@@ -13,44 +13,16 @@ import pathlib
 import numpy as np
 import pytest
 
+import conv_grad_cases
+
 import tensorlet as tf
 from tensorlet._src.ops import nn_pool
 from tensorlet._src.ops.registry import bind
 
 GOLDENS = json.loads((pathlib.Path(__file__).parent.parent / "goldens" / "nn_conv_grad.json").read_text())
 
-F64, F32 = "float64", "float32"
-# the same table as tools/record_tf_goldens/nn_conv_grad.py
-TABLE = {
-    "conv2d_same_s2": (lambda x, w: tf.nn.conv2d(x, w, 2, "SAME"), [(2, 5, 5, 3), (3, 3, 3, 4)], F64),
-    "conv2d_valid_s21": (lambda x, w: tf.nn.conv2d(x, w, [2, 1], "VALID"), [(1, 5, 4, 9), (2, 3, 9, 2)], F64),
-    "conv2d_explicit": (lambda x, w: tf.nn.conv2d(x, w, [1, 2], [[0, 0], [1, 2], [0, 1], [0, 0]]),
-                        [(1, 5, 6, 4), (3, 2, 4, 3)], F64),
-    "conv1d": (lambda x, w: tf.nn.conv1d(x, w, 2, "SAME"), [(2, 9, 3), (3, 3, 4)], F64),
-    "conv2d_transpose": (lambda x, w: tf.nn.conv2d_transpose(x, w, [1, 6, 6, 2], 2, "SAME"),
-                         [(1, 3, 3, 4), (3, 3, 2, 4)], F64),
-    "conv3d": (lambda x, w: tf.nn.conv3d(x, w, [1, 1, 2, 1, 1], "SAME"), [(1, 4, 4, 4, 2), (2, 2, 2, 2, 3)], F64),
-    "conv3d_transpose": (lambda x, w: tf.nn.conv3d_transpose(x, w, [1, 4, 5, 4, 2], [1, 2, 1, 2, 1], "SAME"),
-                         [(1, 2, 5, 2, 3), (2, 3, 2, 2, 3)], F64),
-    "depthwise": (lambda x, w: tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME"), [(1, 5, 5, 3), (3, 3, 3, 2)], F64),
-    "depthwise_s2": (lambda x, w: tf.nn.depthwise_conv2d(x, w, [1, 2, 2, 1], "VALID"), [(1, 6, 7, 3), (2, 3, 3, 2)],
-                     F64),
-    "depthwise_backprop_input": (lambda w, dy: tf.nn.depthwise_conv2d_backprop_input([1, 5, 6, 3], w, dy,
-                                                                                      [1, 2, 2, 1], "SAME"),
-                                 [(3, 3, 3, 2), (1, 3, 3, 6)], F64),
-    "depthwise_backprop_filter": (lambda x, dy: tf.nn.depthwise_conv2d_backprop_filter(x, [3, 2, 3, 2], dy,
-                                                                                        [1, 1, 1, 1], "VALID"),
-                                  [(1, 5, 5, 3), (1, 3, 4, 6)], F64),
-    "separable": (lambda x, d, p: tf.nn.separable_conv2d(x, d, p, [1, 1, 1, 1], "SAME"),
-                  [(1, 5, 5, 2), (3, 3, 2, 2), (1, 1, 4, 3)], F64),
-    "max_pool2d_same": (lambda x: tf.nn.max_pool2d(x, 3, 2, "SAME"), [(2, 5, 5, 3)], F64),
-    "max_pool2d_valid": (lambda x: tf.nn.max_pool2d(x, [2, 3], 1, "VALID"), [(1, 4, 5, 2)], F64),
-    "max_pool1d": (lambda x: tf.nn.max_pool1d(x, 3, 2, "VALID"), [(2, 9, 3)], F64),
-    "max_pool3d": (lambda x: tf.nn.max_pool3d(x, 2, [1, 2, 1], "SAME"), [(1, 3, 4, 4, 2)], F32),
-    "avg_pool2d_same": (lambda x: tf.nn.avg_pool2d(x, 3, 2, "SAME"), [(2, 5, 5, 3)], F64),
-    "avg_pool3d": (lambda x: tf.nn.avg_pool3d(x, 2, [1, 2, 1], "SAME"), [(1, 3, 4, 5, 2)], F32),
-    "max_pool_with_argmax": (lambda x: tf.nn.max_pool_with_argmax(x, 2, 2, "SAME")[0], [(2, 5, 5, 3)], F64),
-}
+F64, F32 = conv_grad_cases.F64, conv_grad_cases.F32
+TABLE = conv_grad_cases.table(tf)
 
 
 def det(shape, k=1.3, s=2.0, dtype=np.float64):

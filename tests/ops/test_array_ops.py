@@ -1,8 +1,7 @@
 """Shape manipulation, shape queries, one_hot, where, einsum and tensordot against NumPy, plus TF's errors."""
 
 import numpy as np
-import pytest
-from opcheck import Case, Err, make, params, run_case, run_err
+from opcheck import Case, Err, make, op_tests
 
 import tensorlet as tf
 from tensorlet._src.ops.array_ops import MIRROR_PAD_GRAD
@@ -313,19 +312,7 @@ ERRORS = [
 ]
 
 
-@params(CASES)
-def test_values(case):
-    run_case(case)
-
-
-@params(CASES)
-def test_lowering(case):
-    run_case(case, backend="jax")
-
-
-@pytest.mark.parametrize("err", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
-def test_errors(err):
-    run_err(err)
+test_values, test_lowering, test_errors = op_tests(CASES, ERRORS)
 
 
 def test_shape_query_dtypes():

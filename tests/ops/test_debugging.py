@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 import pytest
-from opcheck import Case, Err, params, run_case, run_err
+from opcheck import Case, Err, op_tests
 
 import tensorlet as tf
 
@@ -144,19 +144,7 @@ ERRORS = [
 ]
 
 
-@params(CASES)
-def test_values(case):
-    run_case(case)
-
-
-@params(CASES)
-def test_lowering(case):
-    run_case(case, backend="jax")
-
-
-@pytest.mark.parametrize("err", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
-def test_errors(err):
-    run_err(err)
+test_values, test_lowering, test_errors = op_tests(CASES, ERRORS)
 
 
 def _message(fn):

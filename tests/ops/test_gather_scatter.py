@@ -1,8 +1,7 @@
 """gather / gather_nd / scatter_nd / tensor_scatter_nd_* / boolean_mask against NumPy, plus TF's index errors."""
 
 import numpy as np
-import pytest
-from opcheck import Case, Err, make, params, run_case, run_err
+from opcheck import Case, Err, make, op_tests
 
 import tensorlet as tf
 
@@ -186,19 +185,7 @@ ERRORS = [
 ]
 
 
-@params(CASES)
-def test_values(case):
-    run_case(case)
-
-
-@params(CASES)
-def test_lowering(case):
-    run_case(case, backend="jax")
-
-
-@pytest.mark.parametrize("err", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
-def test_errors(err):
-    run_err(err)
+test_values, test_lowering, test_errors = op_tests(CASES, ERRORS)
 
 
 def test_gather_python_list_and_strings():

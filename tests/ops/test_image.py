@@ -6,8 +6,7 @@ import pathlib
 
 import ml_dtypes
 import numpy as np
-import pytest
-from opcheck import Case, Err, make, params, run_case, run_err
+from opcheck import Case, Err, make, op_tests
 
 import tensorlet as tf
 from tensorlet._src.ops import image_resize
@@ -400,19 +399,7 @@ ERRORS = [
 ]
 
 
-@params(CASES)
-def test_values(case):
-    run_case(case)
-
-
-@params(CASES)
-def test_lowering(case):
-    run_case(case, backend="jax")
-
-
-@pytest.mark.parametrize("err", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
-def test_errors(err):
-    run_err(err)
+test_values, test_lowering, test_errors = op_tests(CASES, ERRORS)
 
 
 def test_resize_output_dtypes():

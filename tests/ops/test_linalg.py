@@ -10,7 +10,7 @@ import dataclasses
 import numpy as np
 import pytest
 import scipy.linalg
-from opcheck import Case, Err, params, run_case, run_err
+from opcheck import Case, Err, op_tests, params, run_case
 
 import tensorlet as tf
 
@@ -611,19 +611,7 @@ ERRORS = [
 ]
 
 
-@params(CASES)
-def test_values(case):
-    run_case(case)
-
-
-@params(CASES)
-def test_lowering(case):
-    run_case(case, backend="jax")
-
-
-@pytest.mark.parametrize("err", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
-def test_errors(err):
-    run_err(err)
+test_values, test_lowering, test_errors = op_tests(CASES, ERRORS)
 
 
 # The lowering test compiles every shape x dtype, so the heavier cases keep to FC2; eagerly (cheap) the same

@@ -3,7 +3,7 @@
 import ml_dtypes
 import numpy as np
 import pytest
-from opcheck import Case, Err, params, run_case, run_err
+from opcheck import Case, Err, op_tests
 
 import tensorlet as tf
 
@@ -150,19 +150,7 @@ ERRORS = [
 ]
 
 
-@params(CASES)
-def test_values(case):
-    run_case(case)
-
-
-@params(CASES)
-def test_lowering(case):
-    run_case(case, backend="jax")
-
-
-@pytest.mark.parametrize("err", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
-def test_errors(err):
-    run_err(err)
+test_values, test_lowering, test_errors = op_tests(CASES, ERRORS)
 
 
 def test_error_names_user_line():

@@ -3,8 +3,7 @@
 import functools
 
 import numpy as np
-import pytest
-from opcheck import Case, Err, JaxEager, make, params, run_case, run_err
+from opcheck import Case, Err, JaxEager, make, op_tests
 
 import tensorlet as tf
 
@@ -269,19 +268,7 @@ ERRORS = [
 ]
 
 
-@params(CASES)
-def test_values(case):
-    run_case(case)
-
-
-@params(CASES)
-def test_lowering(case):
-    run_case(case, backend="jax")
-
-
-@pytest.mark.parametrize("err", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
-def test_errors(err):
-    run_err(err)
+test_values, test_lowering, test_errors = op_tests(CASES, ERRORS)
 
 
 def _both(fn):

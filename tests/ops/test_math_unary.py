@@ -7,7 +7,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 import scipy.special as sp
-from opcheck import Case, Err, JaxEager, params, run_case, run_err
+from opcheck import Case, Err, JaxEager, op_tests
 
 import tensorlet as tf
 from tensorlet._src.ops import math_unary as mu
@@ -220,19 +220,7 @@ ERRORS = [
 ]
 
 
-@params(CASES)
-def test_values(case):
-    run_case(case)
-
-
-@params(CASES)
-def test_lowering(case):
-    run_case(case, backend="jax")
-
-
-@pytest.mark.parametrize("err", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
-def test_errors(err):
-    run_err(err)
+test_values, test_lowering, test_errors = op_tests(CASES, ERRORS)
 
 
 # --- TF's exact values at edges (recorded from TensorFlow 2.21), eagerly and through the lowerings -----

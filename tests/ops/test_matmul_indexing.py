@@ -1,8 +1,7 @@
 """tf.matmul (2-D, batched, broadcasting, transpose/adjoint) and tensor indexing against NumPy."""
 
 import numpy as np
-import pytest
-from opcheck import Case, Err, params, run_case, run_err
+from opcheck import Case, Err, op_tests
 
 import tensorlet as tf
 from tensorlet._src.ops.indexing import STRIDED_SLICE_GRAD
@@ -78,19 +77,7 @@ ERRORS = [
 ]
 
 
-@params(CASES)
-def test_values(case):
-    run_case(case)
-
-
-@params(CASES)
-def test_lowering(case):
-    run_case(case, backend="jax")
-
-
-@pytest.mark.parametrize("err", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
-def test_errors(err):
-    run_err(err)
+test_values, test_lowering, test_errors = op_tests(CASES, ERRORS)
 
 
 def test_matmul_accepts_python_lists_seed_000():

@@ -1,9 +1,8 @@
 """tf.nn activations against NumPy/SciPy references, plus TF's dtype rules and errors."""
 
 import numpy as np
-import pytest
 import scipy.special
-from opcheck import Case, Err, make, params, run_case, run_err
+from opcheck import Case, Err, make, op_tests
 
 import tensorlet as tf
 from tensorlet._src.ops import nn_activations as act
@@ -162,19 +161,7 @@ ERRORS = [
 ]
 
 
-@params(CASES)
-def test_values(case):
-    run_case(case)
-
-
-@params(CASES)
-def test_lowering(case):
-    run_case(case, backend="jax")
-
-
-@pytest.mark.parametrize("err", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
-def test_errors(err):
-    run_err(err)
+test_values, test_lowering, test_errors = op_tests(CASES, ERRORS)
 
 
 def test_public_names_are_shared():

@@ -3,8 +3,7 @@
 import math
 
 import numpy as np
-import pytest
-from opcheck import Case, Err, make, params, run_case, run_err
+from opcheck import Case, Err, make, op_tests
 
 import tensorlet as tf
 from tensorlet._src.ops.nn_losses import SOFTMAX_XENT, SPARSE_SOFTMAX_XENT
@@ -208,19 +207,7 @@ ERRORS = [
 ]
 
 
-@params(CASES)
-def test_values(case):
-    run_case(case)
-
-
-@params(CASES)
-def test_lowering(case):
-    run_case(case, backend="jax")
-
-
-@pytest.mark.parametrize("err", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
-def test_errors(err):
-    run_err(err)
+test_values, test_lowering, test_errors = op_tests(CASES, ERRORS)
 
 
 def test_fused_kernels_return_backprop():

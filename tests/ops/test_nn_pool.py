@@ -4,8 +4,7 @@ import itertools
 
 import ml_dtypes
 import numpy as np
-import pytest
-from opcheck import Case, Err, params, run_case, run_err
+from opcheck import Case, Err, op_tests
 
 import tensorlet as tf
 from tensorlet._src.ops import nn_pool
@@ -462,19 +461,7 @@ ERRORS = [
 ]
 
 
-@params(CASES)
-def test_values(case):
-    run_case(case)
-
-
-@params(CASES)
-def test_lowering(case):
-    run_case(case, backend="jax")
-
-
-@pytest.mark.parametrize("err", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
-def test_errors(err):
-    run_err(err)
+test_values, test_lowering, test_errors = op_tests(CASES, ERRORS)
 
 
 # --- focused checks --------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 import pytest
-from opcheck import Case, Err, JaxEager, params, run_case, run_err
+from opcheck import Case, Err, JaxEager, op_tests
 from scipy import special
 
 import tensorlet as tf
@@ -358,19 +358,7 @@ ERRORS = [
 ]
 
 
-@params(CASES)
-def test_values(case):
-    run_case(case)
-
-
-@params(CASES)
-def test_lowering(case):
-    run_case(case, backend="jax")
-
-
-@pytest.mark.parametrize("err", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
-def test_errors(err):
-    run_err(err)
+test_values, test_lowering, test_errors = op_tests(CASES, ERRORS)
 
 
 # --- the generator itself ---------------------------------------------------------------------

@@ -2,8 +2,7 @@
 
 import ml_dtypes
 import numpy as np
-import pytest
-from opcheck import Case, Err, make, params, run_case, run_err
+from opcheck import Case, Err, make, op_tests
 
 import tensorlet as tf
 
@@ -230,19 +229,7 @@ ERRORS = [
 ]
 
 
-@params(CASES)
-def test_values(case):
-    run_case(case)
-
-
-@params(CASES)
-def test_lowering(case):
-    run_case(case, backend="jax")
-
-
-@pytest.mark.parametrize("err", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
-def test_errors(err):
-    run_err(err)
+test_values, test_lowering, test_errors = op_tests(CASES, ERRORS)
 
 
 def test_top_k_result_type_and_ties():

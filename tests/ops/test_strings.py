@@ -6,8 +6,7 @@ String ops run on NumPy only: XLA has no string type, so every case here is ``ja
 import re
 
 import numpy as np
-import pytest
-from opcheck import Case, Err, params, run_case, run_err
+from opcheck import Case, Err, op_tests
 
 import tensorlet as tf
 
@@ -254,19 +253,7 @@ ERRORS = [
 ]
 
 
-@params(CASES)
-def test_values(case):
-    run_case(case)
-
-
-@params(CASES)
-def test_lowering(case):
-    run_case(case, backend="jax")
-
-
-@pytest.mark.parametrize("err", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
-def test_errors(err):
-    run_err(err)
+test_values, test_lowering, test_errors = op_tests(CASES, ERRORS)
 
 
 def test_zero_d_results_are_arrays():
