@@ -147,7 +147,7 @@ def _zeros_like_kernel(xp, x):
 
 
 ZEROS_LIKE = defop("ZerosLike", _zeros_like_kernel, grad=NONDIFF)
-ONES_LIKE = defop("OnesLike", lambda xp, x: xp.ones_like(x), grad=NONDIFF,
+ONES_LIKE = defop("OnesLike", lambda xp, x: xp.ones(x.shape, x.dtype), grad=NONDIFF,
                   dtypes=(D.bfloat16, D.float16, D.float32, D.float64, D.int8, D.uint8, D.int16, D.uint16, D.int32,
                           D.uint32, D.int64, D.uint64, D.complex64, D.complex128, D.bool))
 

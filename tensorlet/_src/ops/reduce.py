@@ -233,6 +233,8 @@ ARGMIN = defop("ArgMin", _arg_kernel("argmin", np.inf), dtypes=ARG_TYPES, shape=
 
 def _reduce(op, input_tensor, axis, keepdims):
     x = t(input_tensor)
+    if axis is None and keepdims is False:  # the common full reduction: nothing to normalize
+        return bind(op, x, axis=None, keepdims=False)
     return bind(op, x, axis=norm_axes(op.name, x.ndim, axis), keepdims=bool(keepdims))
 
 
