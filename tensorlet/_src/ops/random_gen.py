@@ -26,7 +26,6 @@ primitive), so a traced function can thread it like any other variable.
 from __future__ import annotations
 
 import os
-import random as _pyrandom
 
 import numpy as np
 
@@ -68,7 +67,12 @@ def set_seed(seed):
     """
     seed = static(seed)
     _seeds.global_seed = seed
-    _seeds.rng = None if seed is None else _pyrandom.Random(seed)
+    if seed is None:
+        _seeds.rng = None
+    else:
+        import random  # imported here: the stdlib random module costs ~5 ms at `import tensorlet`
+
+        _seeds.rng = random.Random(seed)
     _seeds.offsets.clear()
 
 
