@@ -14,6 +14,8 @@ from tensorlet._src.autodiff.tape import (
 )
 from tensorlet._src.framework.context import (
     executing_eagerly,
+    get_current_name_scope,
+    get_logger,
     name_scope,
 )
 from tensorlet._src.framework.device import (
@@ -61,6 +63,15 @@ from tensorlet._src.framework.variables import (
     Variable,
     VariableAggregation,
     VariableSynchronization,
+)
+from tensorlet._src.ops.array_extra import (
+    batch_to_space,
+    dynamic_partition,
+    dynamic_stitch,
+    get_static_value,
+    histogram_fixed_width,
+    space_to_batch,
+    space_to_batch_nd,
 )
 from tensorlet._src.ops.array_misc import (
     einsum,

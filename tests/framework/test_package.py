@@ -55,3 +55,16 @@ def test_devices():
     with pytest.raises(ValueError):
         with tf.device("not a device spec!"):
             pass
+
+
+def test_small_framework_utilities():
+    assert tf.get_current_name_scope() == ""
+    with tf.name_scope("a"):
+        with tf.name_scope("b"):
+            assert tf.get_current_name_scope() == "a/b"
+    tf.get_logger().setLevel("ERROR")
+    assert tf.get_logger().name == "tensorlet"
+    assert tf.config.get_soft_device_placement() is True
+    tf.config.set_soft_device_placement(False)
+    assert tf.config.get_soft_device_placement() is False
+    tf.config.set_soft_device_placement(True)

@@ -59,3 +59,15 @@ class name_scope:
     def __exit__(self, *exc):
         ctx.name_scope.pop()
         return False
+
+
+def get_current_name_scope() -> str:
+    """The current name scope without a trailing slash (``""`` at top level), as ``tf.get_current_name_scope``."""
+    return "/".join(s for s in ctx.name_scope if s)
+
+
+def get_logger():
+    """The logger tensorlet writes its notices to (``tf.get_logger().setLevel("ERROR")`` works as in TF)."""
+    import logging
+
+    return logging.getLogger("tensorlet")

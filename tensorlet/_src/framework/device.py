@@ -95,3 +95,15 @@ def get_visible_devices(device_type=None):
 def set_visible_devices(devices, device_type=None):
     """Accepted for compatibility; host execution ignores device visibility."""
     return None
+
+
+_soft_placement = [True]
+
+
+def set_soft_device_placement(enabled):
+    """Whether ops may fall back to another device (TF's default: True).  Host execution always can."""
+    _soft_placement[0] = bool(enabled)
+
+
+def get_soft_device_placement():
+    return _soft_placement[0]

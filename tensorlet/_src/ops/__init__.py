@@ -3,8 +3,8 @@
 import importlib
 
 FAMILIES = (
-    "math_binary", "math_unary", "math_extra", "matmul", "indexing",
-    "creation", "array_ops", "array_misc", "gather_scatter",
+    "math_binary", "math_unary", "math_extra", "math_special", "matmul", "indexing",
+    "creation", "array_ops", "array_misc", "array_extra", "gather_scatter",
     "reduce", "scan_sort", "segment",
     "linalg", "linalg_decomp",
     "nn_activations", "nn_conv", "nn_conv_transpose", "nn_pool", "nn_losses", "nn_norm",
