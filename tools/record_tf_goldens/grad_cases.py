@@ -12,6 +12,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def load_cases(name):
     """Import tests/autodiff/<name>.py by path (the tests folder is not a package)."""
+    import sys
+
+    here = os.path.join(ROOT, "tests", "autodiff")
+    if here not in sys.path:
+        sys.path.insert(0, here)  # for the case tables' own imports (grad_encoding)
     spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "tests", "autodiff", f"{name}.py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
