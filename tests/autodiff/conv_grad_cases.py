@@ -5,6 +5,8 @@ TF's CPU kernels lack NCHW, grouped-convolution gradients and dilated backprops,
 differences only (tests/autodiff/test_op_gradients.py).
 """
 
+import numpy as np
+
 F64, F32 = "float64", "float32"
 NO_SECOND = {"max_pool_with_argmax"}  # TF: LookupError, no gradient for MaxPoolGradWithArgmax
 
@@ -42,3 +44,27 @@ def table(tf):
         "avg_pool3d": (lambda x: tf.nn.avg_pool3d(x, 2, [1, 2, 1], "SAME"), [(1, 3, 4, 5, 2)], F32),
         "max_pool_with_argmax": (lambda x: tf.nn.max_pool_with_argmax(x, 2, 2, "SAME")[0], [(2, 5, 5, 3)], F64),
     }
+
+
+def det(shape, k=1.3, s=2.0, dtype=np.float64):
+    """Deterministic inputs: ``s * sin(k * i + 0.4)`` over the flattened shape."""
+    n = int(np.prod(shape))
+    return (np.sin(np.arange(n) * k + 0.4) * s).reshape(shape).astype(dtype)
+
+
+def first_and_second(tf, fn, shapes, dtype, second=True):
+    """dL/dx_i and d/dx_i sum_j <dL/dx_j, v_j> for L = sum(y * u) + 0.05 * sum(y * y), inputs det(shape, 1.3 + i),
+    u = det(y.shape, 0.7), v_j = det(x_j.shape, 0.9 + j); ``tf`` is tensorflow (the recorder) or tensorlet.
+    With ``second=False`` the second order is not asked for (None), e.g. where TF has no second derivative."""
+    xs = [tf.constant(det(s, k=1.3 + i, dtype=dtype)) for i, s in enumerate(shapes)]
+    vs = [tf.constant(det(s, k=0.9 + j, dtype=dtype)) for j, s in enumerate(shapes)]
+    with tf.GradientTape() as outer:
+        outer.watch(xs)
+        with tf.GradientTape() as inner:
+            inner.watch(xs)
+            y = fn(*xs)
+            u = tf.constant(det(y.shape, k=0.7, dtype=dtype))
+            loss = tf.reduce_sum(y * u) + 0.05 * tf.reduce_sum(y * y)
+        gs = inner.gradient(loss, xs)
+        s = tf.add_n([tf.reduce_sum(g * v) for g, v in zip(gs, vs)])
+    return gs, (outer.gradient(s, xs) if second else None)

@@ -25,26 +25,11 @@ F64, F32 = conv_grad_cases.F64, conv_grad_cases.F32
 TABLE = conv_grad_cases.table(tf)
 
 
-def det(shape, k=1.3, s=2.0, dtype=np.float64):
-    """Deterministic test values (the same expression produced TF's reference values)."""
-    n = int(np.prod(shape))
-    return (np.sin(np.arange(n) * k + 0.4) * s).reshape(shape).astype(dtype)
+det = conv_grad_cases.det
 
 
 def first_and_second(fn, shapes, dtype):
-    """dL/dx_i and d/dx_i sum_j <dL/dx_j, v_j> for L = sum(y * u) + 0.05 * sum(y * y), as the recorder does."""
-    xs = [tf.constant(det(s, k=1.3 + i, dtype=dtype)) for i, s in enumerate(shapes)]
-    vs = [tf.constant(det(s, k=0.9 + j, dtype=dtype)) for j, s in enumerate(shapes)]
-    with tf.GradientTape() as outer:
-        outer.watch(xs)
-        with tf.GradientTape() as inner:
-            inner.watch(xs)
-            y = fn(*xs)
-            u = tf.constant(det(y.shape, k=0.7, dtype=dtype))
-            loss = tf.reduce_sum(y * u) + 0.05 * tf.reduce_sum(y * y)
-        gs = inner.gradient(loss, xs)
-        s = tf.add_n([tf.reduce_sum(g * v) for g, v in zip(gs, vs)])
-    return gs, outer.gradient(s, xs)
+    return conv_grad_cases.first_and_second(tf, fn, shapes, dtype)
 
 
 @pytest.mark.parametrize("name", list(TABLE))

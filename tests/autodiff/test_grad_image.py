@@ -14,6 +14,8 @@ import pathlib
 import numpy as np
 import pytest
 
+import image_grad_cases
+
 import tensorlet as tf
 from tensorlet._src.ops import debugging, image_ops, image_resize, strings_ops
 from tensorlet._src.ops.registry import NO_GRADIENT, NONDIFF, Op, bind
@@ -187,19 +189,7 @@ def test_extract_patches_gradient_matches_tf(c):
     np.testing.assert_array_equal(g.numpy(), np.array(c["grad"], np.float32).reshape(IMAGE.shape))
 
 
-# the same table as tools/record_tf_goldens/image_grad.py
-COMPOSITES = {
-    "per_image_standardization": tf.image.per_image_standardization,
-    "adjust_brightness": lambda v: tf.image.adjust_brightness(v, 0.2),
-    "adjust_gamma": lambda v: tf.image.adjust_gamma(v, 1.7, 0.8),
-    "rgb_to_grayscale": tf.image.rgb_to_grayscale,
-    "psnr": lambda v: tf.image.psnr(v, v * 0.5 + 0.1, 1.0),
-    "total_variation": tf.image.total_variation,
-    "image_gradients": tf.image.image_gradients,
-    "convert_to_float16": lambda v: tf.image.convert_image_dtype(v, tf.float16),
-    "resize_with_pad": lambda v: tf.image.resize_with_pad(v, 5, 9),
-    "rot90_flip_crop": lambda v: tf.image.central_crop(tf.image.flip_up_down(tf.image.rot90(v, 3)), 0.5),
-}
+COMPOSITES = image_grad_cases.composites(tf)
 
 
 @pytest.mark.parametrize("name", sorted(COMPOSITES))

@@ -11,6 +11,7 @@ Run with a Python that has TensorFlow:
 
 import json
 import os
+import sys
 
 import numpy as np
 import tensorflow as tf
@@ -22,19 +23,10 @@ SHAPE = (1, 5, 7, 2)
 SIZES = [(3, 11), (8, 4), (1, 1), (2, 3), (10, 14)]
 METHODS = [("bilinear", False), ("nearest", False), ("bicubic", False), ("lanczos3", False), ("lanczos5", False),
            ("gaussian", False), ("mitchellcubic", False), ("bilinear", True), ("bicubic", True)]
-# composites by name; tests/autodiff/test_grad_image.py has the same table
-COMPOSITES = {
-    "per_image_standardization": tf.image.per_image_standardization,
-    "adjust_brightness": lambda v: tf.image.adjust_brightness(v, 0.2),
-    "adjust_gamma": lambda v: tf.image.adjust_gamma(v, 1.7, 0.8),
-    "rgb_to_grayscale": tf.image.rgb_to_grayscale,
-    "psnr": lambda v: tf.image.psnr(v, v * 0.5 + 0.1, 1.0),
-    "total_variation": tf.image.total_variation,
-    "image_gradients": tf.image.image_gradients,
-    "convert_to_float16": lambda v: tf.image.convert_image_dtype(v, tf.float16),
-    "resize_with_pad": lambda v: tf.image.resize_with_pad(v, 5, 9),
-    "rot90_flip_crop": lambda v: tf.image.central_crop(tf.image.flip_up_down(tf.image.rot90(v, 3)), 0.5),
-}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from grad_cases import load_cases  # noqa: E402
+
+COMPOSITES = load_cases("image_grad_cases").composites(tf)
 PATCHES = [([1, 2, 3, 1], [1, 2, 1, 1], [1, 1, 1, 1], "SAME"), ([1, 2, 2, 1], [1, 1, 2, 1], [1, 2, 2, 1], "VALID"),
            ([1, 3, 2, 1], [1, 3, 2, 1], [1, 2, 1, 1], "SAME")]
 

@@ -27,32 +27,15 @@ F64, F32, NO_SECOND = _cases.F64, _cases.F32, _cases.NO_SECOND
 TABLE = _cases.table(tf)
 
 
-def det(shape, k=1.3, s=2.0, dtype=np.float64):
-    n = int(np.prod(shape))
-    return (np.sin(np.arange(n) * k + 0.4) * s).reshape(shape).astype(dtype)
-
-
 def _values(a):
     return [float(f"{v:.12g}") for v in np.asarray(a, np.float64).reshape(-1)]
 
 
 def record(name):
     fn, shapes, dtype = TABLE[name]
-    xs = [tf.constant(det(s, k=1.3 + i, dtype=dtype)) for i, s in enumerate(shapes)]
-    vs = [tf.constant(det(s, k=0.9 + j, dtype=dtype)) for j, s in enumerate(shapes)]
-    with tf.GradientTape() as outer:
-        outer.watch(xs)
-        with tf.GradientTape() as inner:
-            inner.watch(xs)
-            y = fn(*xs)
-            u = tf.constant(det(y.shape, k=0.7, dtype=dtype))
-            loss = tf.reduce_sum(y * u) + 0.05 * tf.reduce_sum(y * y)
-        gs = inner.gradient(loss, xs)
-        s = tf.add_n([tf.reduce_sum(g * v) for g, v in zip(gs, vs)])
-    out = {"first": [_values(g) for g in gs]}
-    out["second"] = None if name in NO_SECOND else [None if g is None else _values(g)
-                                                    for g in outer.gradient(s, xs)]
-    return out
+    gs, second = _cases.first_and_second(tf, fn, shapes, dtype, second=name not in NO_SECOND)
+    return {"first": [_values(g) for g in gs],
+            "second": None if second is None else [None if g is None else _values(g) for g in second]}
 
 
 def main():
