@@ -16,6 +16,7 @@ from tensorlet._src.framework.context import (
     executing_eagerly,
     get_current_name_scope,
     get_logger,
+    init_scope,
     name_scope,
 )
 from tensorlet._src.framework.device import (

@@ -32,6 +32,30 @@ def __getattr__(name):
 
     raise missing(__name__, name)
 '''
+# Implementation packages that `import tensorlet` does NOT load (Keras, tf.data, checkpoints, summaries, ...): their
+# public modules are imported on first attribute access (`tf.keras`), so `import tensorlet` stays fast.  A public
+# package is lazy when every name under it comes from one of these; the generator imports them to fill the table.
+LAZY_IMPL = ("tensorlet._src.keras", "tensorlet._src.data", "tensorlet._src.train", "tensorlet._src.summary",
+             "tensorlet._src.saved_model", "tensorlet._src.io", "tensorlet._src.compat", "tensorlet._src.distribute",
+             "tensorlet._src.lite")
+LAZY_MISSING = '''
+
+_LAZY = {lazy}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f"{{__name__}}.{{name}}")
+    from tensorlet._src.api_missing import missing
+
+    raise missing(__name__, name)
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY)
+'''
 
 
 def load_table():
@@ -42,10 +66,26 @@ def load_table():
     stub = types.ModuleType("tensorlet")
     stub.__path__ = [PKG]
     sys.modules["tensorlet"] = stub
+    import importlib
+    import importlib.util
+
     import tensorlet._src  # noqa: F401  (imports every family, filling the table)
     from tensorlet._src.ops.registry import EXPORTS
 
+    import pkgutil
+
+    for pkg in LAZY_IMPL:  # import every module of the lazily loaded implementation packages
+        if importlib.util.find_spec(pkg) is None:
+            continue
+        mod = importlib.import_module(pkg)
+        for info in pkgutil.walk_packages(mod.__path__, pkg + "."):
+            importlib.import_module(info.name)
+
     return EXPORTS
+
+
+def is_lazy_module(m: str) -> bool:
+    return any(m == p or m.startswith(p + ".") for p in LAZY_IMPL)
 
 
 def render(table):
@@ -61,6 +101,12 @@ def render(table):
             by_mod.setdefault(".".join(parts[: i + 1]), {})
     by_mod.setdefault("", {})
     packages = {m for m in by_mod if children.get(m)} | {""}
+    # a public module is lazy (not imported by its parent) when everything under it is implemented lazily
+    eager_mods = set()
+    for full, (m, _) in table.items():
+        if not is_lazy_module(m):
+            parts = full.split(".")[:-1]
+            eager_mods.update(".".join(parts[:i + 1]) for i in range(len(parts)))
     files = {}
     for mod, names in sorted(by_mod.items()):
         path = os.path.join(*(["tensorlet"] + (mod.split(".") if mod else [])))
@@ -79,13 +125,18 @@ def render(table):
             items = sorted(set(groups[m]))
             body = ",\n    ".join(items)
             lines.append(f"from {m} import (\n    {body},\n)\n")
+        lazy = set()
         for child in sorted(children.get(mod, ())):
-            dotted = f"tensorlet.{mod}.{child}" if mod else f"tensorlet.{child}"
+            dotted = f"{mod}.{child}" if mod else child
+            if dotted not in eager_mods:
+                lazy.add(child)
+                continue
             parent = f"tensorlet.{mod}" if mod else "tensorlet"
-            lines.append(f"from {parent} import {child}  # {dotted}\n")
+            lines.append(f"from {parent} import {child}  # tensorlet.{dotted}\n")
         if mod == "":
             lines.append("\n__version__ = \"0.1.0\"\n")
-        lines.append(MISSING)
+        lines.append(LAZY_MISSING.format(lazy=repr(sorted(lazy)).replace("[", "{").replace("]", "}")) if lazy
+                     else MISSING)
         files[path] = "".join(lines)
     return files
 

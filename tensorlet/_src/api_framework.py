@@ -31,6 +31,7 @@ export_value("executing_eagerly", _F + "context", "executing_eagerly")
 export_value("name_scope", _F + "context", "name_scope")
 export_value("get_current_name_scope", _F + "context", "get_current_name_scope")
 export_value("get_logger", _F + "context", "get_logger")
+export_value("init_scope", _F + "context", "init_scope")
 export_value("device", _F + "device", "device")
 for _n in ("list_physical_devices", "list_logical_devices", "get_visible_devices", "set_visible_devices"):
     export_value("config." + _n, _F + "device", _n)

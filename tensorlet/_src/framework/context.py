@@ -71,3 +71,19 @@ def get_logger():
     import logging
 
     return logging.getLogger("tensorlet")
+
+
+@contextlib.contextmanager
+def init_scope():
+    """``tf.init_scope()``: run the block eagerly, outside any function being traced and outside tapes.
+
+    Keras creates weights and optimizer slots inside it, so creating them while a train step is traced makes
+    real variables (once), not graph values.
+    """
+    prev_interp, prev_tapes = ctx.interp, ctx.tapes
+    lifted = getattr(prev_interp, "outer_interp", None)  # a trace nested in another trace lifts to the outermost
+    ctx.interp, ctx.tapes = lifted() if lifted else None, ()
+    try:
+        yield
+    finally:
+        ctx.interp, ctx.tapes = prev_interp, prev_tapes
