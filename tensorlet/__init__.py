@@ -49,6 +49,9 @@ from tensorlet._src.framework.dtypes import (
 from tensorlet._src.framework.indexed_slices import (
     IndexedSlices,
 )
+from tensorlet._src.framework.module import (
+    Module,
+)
 from tensorlet._src.framework.tensor import (
     Tensor,
     constant,

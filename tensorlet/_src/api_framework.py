@@ -47,3 +47,4 @@ for _n in dir(_errors):
         export_value("errors." + _n, _F + "errors", _n)
 for _n in ("exception_type_from_error_code", "error_code_from_exception_type"):
     export_value("errors." + _n, _F + "errors", _n)
+export_value("Module", _F + "module", "Module")
