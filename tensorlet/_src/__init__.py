@@ -7,5 +7,6 @@ from tensorlet._src.ops import operators  # noqa: F401
 from tensorlet._src import autodiff  # noqa: F401
 from tensorlet._src.framework import indexed_slices  # noqa: F401
 from tensorlet._src.util import nest  # noqa: F401
+from tensorlet._src import graph  # noqa: F401
 
 _variables._install_operators()

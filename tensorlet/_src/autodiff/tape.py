@@ -36,7 +36,9 @@ class UnconnectedGradients(enum.Enum):
 
 
 def _differentiable(t) -> bool:
-    return t._v.dtype.kind in _DIFF_KINDS
+    if t.__class__ is EagerTensor:
+        return t._v.dtype.kind in _DIFF_KINDS
+    return t.dtype._np.kind in _DIFF_KINDS
 
 
 def _record(op, inputs, attrs, outputs):

@@ -333,6 +333,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None, preferred_d
     conv = getattr(value, "__tf_tensor__", None)
     if conv is not None and not isinstance(value, type):
         return conv(dtype=None if dtype is None else _dt.as_dtype(dtype), name=name)
+    if isinstance(value, (list, tuple)) and _has_symbolic(value):
+        return _auto_pack(value, dtype if dtype is not None else dtype_hint)
     if dtype is not None:
         return _wrap(_value_to_array(value, _dt.as_dtype(dtype), strict=True))
     hint = dtype_hint if dtype_hint is not None else preferred_dtype
@@ -374,6 +376,21 @@ def _value_to_array(value, dtype, strict):
     if hasattr(value, "__array__"):
         return _value_to_array(np.asarray(value), dtype, strict)
     raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)}) to a Tensor.")
+
+
+def _has_symbolic(value) -> bool:
+    """A list holding graph tensors whose values are unknown while tracing (TF packs them with tf.stack)."""
+    return any(isinstance(x, Tensor) and x.__class__ is not EagerTensor and getattr(x, "_const", None) is None
+               or hasattr(x, "__tf_tensor__") and not isinstance(x, type) for x in _leaves(value))
+
+
+def _auto_pack(value, dtype):
+    from tensorlet._src.ops.array_ops import stack
+
+    items = [_auto_pack(x, dtype) if isinstance(x, (list, tuple)) else x for x in value]
+    first = next((x for x in items if isinstance(x, Tensor) or hasattr(x, "__tf_tensor__")), None)
+    d = dtype if dtype is not None else getattr(first, "dtype", None)
+    return stack([convert_to_tensor(x, dtype_hint=d) for x in items])
 
 
 def _leaves(value):

@@ -18,6 +18,15 @@ from tensorlet._src.framework.tensor_shape import TensorShape
 
 # Set by the autodiff package: called as read_hook(variable, tensor) when a tape is active.
 read_hook = None
+# Set by tf.function: called as creation_hook(variable) for each new variable (variables may be created only
+# while a function traces for the first time).
+creation_hook = None
+
+
+def _wrap_array(a):
+    r = _new(EagerTensor)
+    r._v = a
+    return r
 
 
 class VariableSynchronization(enum.Enum):
@@ -48,8 +57,16 @@ class Variable:
                  shape=None, experimental_enable_variable_lifting=True):
         if initial_value is None:
             raise ValueError("The `initial_value` arg (`None`) must be specified.")
+        if creation_hook is not None:
+            creation_hook(self)
         if callable(initial_value):
-            initial_value = initial_value()
+            if ctx.interp is not None:  # initializers run eagerly even inside tf.function (TF lifts them)
+                from tensorlet._src.framework.context import init_scope
+
+                with init_scope():
+                    initial_value = initial_value()
+            else:
+                initial_value = initial_value()
         if isinstance(initial_value, Variable):
             initial_value = initial_value.value()
         if dtype is not None:
@@ -69,6 +86,10 @@ class Variable:
             raise ValueError("Synchronization value can be set to VariableSynchronization.ON_READ only for "
                              "non-trainable variables. You have specified trainable=True and "
                              "synchronization=VariableSynchronization.ON_READ.")
+        if value.__class__ is not EagerTensor:  # a graph value (a variable created inside tf.function)
+            from tensorlet._src.graph.tracing import eager_value_of
+
+            value = _wrap_array(eager_value_of(value))
         self._v = np.array(value._v)  # own copy
         self._shape = TensorShape(shape) if shape is not None else (
             TensorShape(None) if not validate_shape else TensorShape._from_tuple(self._v.shape))
@@ -113,6 +134,9 @@ class Variable:
     # --- reading --------------------------------------------------------------------
     def value(self) -> EagerTensor:
         """The current value as a tensor (watched by active gradient tapes if trainable)."""
+        interp = ctx.interp
+        if interp is not None and hasattr(interp, "read_variable"):
+            return interp.read_variable(self)
         r = _new(EagerTensor)
         r._v = self._v
         if ctx.tapes and read_hook is not None:
@@ -149,15 +173,27 @@ class Variable:
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
         """Sets the value; returns the variable (as TF does when ``read_value=True``)."""
+        interp = ctx.interp
+        if interp is not None and hasattr(interp, "assign_variable"):
+            interp.assign_variable(self, value, "assign")
+            return self if read_value else None
         v = self._coerce(value, "assign")
         self._v = np.array(v) if v is not self._v else v
         return self if read_value else None
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        interp = ctx.interp
+        if interp is not None and hasattr(interp, "assign_variable"):
+            interp.assign_variable(self, delta, "assign_add")
+            return self if read_value else None
         self._v = np.add(self._v, self._coerce(delta, "assign_add")).astype(self._v.dtype, copy=False)
         return self if read_value else None
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        interp = ctx.interp
+        if interp is not None and hasattr(interp, "assign_variable"):
+            interp.assign_variable(self, delta, "assign_sub")
+            return self if read_value else None
         self._v = np.subtract(self._v, self._coerce(delta, "assign_sub")).astype(self._v.dtype, copy=False)
         return self if read_value else None
 

@@ -99,6 +99,13 @@ def static(v, what="value"):
         return v.item() if v.ndim == 0 else v.tolist()
     if isinstance(v, np.generic):
         return v.item()
+    if isinstance(v, Tensor):  # a graph tensor: usable only when its value is known while tracing
+        c = getattr(v, "_const", None)
+        if c is None:
+            raise TypeError(
+                f"The {what} must be known when the function is traced, but {v.name} depends on the function's "
+                "inputs. Pass a Python value or a tensor computed from constants or static shapes.")
+        return c.item() if c.ndim == 0 else c.tolist()
     return v
 
 

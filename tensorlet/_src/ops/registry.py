@@ -201,7 +201,7 @@ def _tf_type_name(d) -> str:
 
 
 def _dtype_not_allowed(op: Op, t):
-    d = from_numpy(t._v.dtype)
+    d = t.dtype
     allowed = ", ".join(_tf_type_name(a) for a in op.dtypes)
     return errors.invalid_argument(
         op.name, f"Value for attr 'T' of {d.name} is not in the list of allowed values: {allowed}")

@@ -1,0 +1,271 @@
+"""``ConcreteFunction``: one traced graph with a fixed input signature, and how it runs.
+
+Calling runs the graph on an executor chosen by tier: the NumPy executor on the first call, the XLA executable
+(jax.jit of the graph's lowering) from the second call on (``jit_compile=True``: always; ``False``: never).
+Under an eager ``GradientTape`` the call is recorded as one op whose gradient is a second traced function (the
+forward graph inlined under a tape, differentiated symbolically), so gradients flow *through* functions.
+"""
+
+from __future__ import annotations
+
+from tensorlet._src.framework import dtypes as _dt
+from tensorlet._src.framework.context import ctx, get_logger
+from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tensor
+from tensorlet._src.framework.variables import Variable
+from tensorlet._src.graph import passes
+from tensorlet._src.graph.executor import Plan
+from tensorlet._src.graph.ir import CONST, PLACEHOLDER, READ_VAR, Graph, GraphTensor
+from tensorlet._src.ops import registry
+from tensorlet._src.util import nest
+
+_noticed = set()
+
+
+class _Leaf:
+    """Marks the position of the i-th flat output tensor in the structured outputs."""
+
+    __slots__ = ("i",)
+
+    def __init__(self, i):
+        self.i = i
+
+
+class ConcreteFunction:
+    """A traced graph with its input signature; callable with tensors of that signature."""
+
+    def __init__(self, graph: Graph, structured_inputs, structured_outputs, out_template, function=None):
+        self.graph = graph
+        self._structured_inputs = structured_inputs
+        self.structured_outputs = structured_outputs
+        self._out_template = out_template
+        self._function = function
+        self._jit = None if function is None else function._jit_compile
+        self._name = graph.name
+        self._calls = 0
+        self._plan = None
+        self._compiled = None
+        self._no_xla = None  # reason XLA cannot run this graph
+        self._backward = None
+
+    @classmethod
+    def from_trace(cls, graph, tracer, structured_args, out, function):
+        flat = nest.flatten(out)
+        outputs, template_leaves = [], []
+        for x in flat:
+            if isinstance(x, Variable):
+                x = x.value()
+            if x is None or not (isinstance(x, Tensor) or isinstance(x, (int, float, bool, complex))
+                                 or hasattr(x, "__array__")):
+                template_leaves.append(x)
+                continue
+            t = tracer.capture(x if isinstance(x, Tensor) else convert_to_tensor(x))
+            template_leaves.append(_Leaf(len(outputs)))
+            outputs.append(t)
+        graph.outputs = outputs
+        template = nest.pack_sequence_as(out, template_leaves) if flat else out
+        structured_out = nest.pack_sequence_as(out, [outputs[x.i] if isinstance(x, _Leaf) else x
+                                                     for x in template_leaves]) if flat else out
+        passes.optimize(graph)
+        return cls(graph, structured_args, structured_out, template, function)
+
+    # --- introspection ----------------------------------------------------------------------
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def structured_input_signature(self):
+        from tensorlet._src.graph.specs import spec_for
+
+        return nest.map_structure(lambda x: spec_for(x) if isinstance(x, GraphTensor) else x,
+                                  self._structured_inputs)
+
+    @property
+    def inputs(self):
+        return list(self.graph.inputs)
+
+    @property
+    def outputs(self):
+        return list(self.graph.outputs)
+
+    @property
+    def variables(self):
+        return tuple(self.graph.variables)
+
+    @property
+    def trainable_variables(self):
+        return tuple(v for v in self.graph.variables if v.trainable)
+
+    @property
+    def captured_inputs(self):
+        return list(self.graph.variables)
+
+    @property
+    def function_type(self):
+        return self.structured_input_signature
+
+    def pretty_printed_signature(self, verbose=True):
+        return f"{self._name}{self.structured_input_signature}"
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self._name} at {hex(id(self))}>"
+
+    def __str__(self):
+        return f"ConcreteFunction {self._name}{self.structured_input_signature}\n{self.graph}"
+
+    # --- calling ------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        flat = [x for x in nest.flatten((args, kwargs)) if isinstance(x, Tensor) or hasattr(x, "__array__")
+                and not isinstance(x, Variable)]
+        n = len(self.graph.inputs) - len(self.graph.captures)
+        if len(flat) != n:
+            raise TypeError(f"{self._name}() expected {n} tensor arguments, got {len(flat)}")
+        tensors = []
+        for x, ph in zip(flat, self.graph.inputs):
+            t = convert_to_tensor(x, dtype_hint=ph.dtype)
+            if t.dtype is not ph.dtype or not ph.shape.is_compatible_with(t.shape):
+                raise TypeError(f"ConcreteFunction {self._name} was traced for {ph.spec!r} but got "
+                                f"{t.dtype.name}{list(t.shape)}")
+            tensors.append(t)
+        if ctx.interp is not None and not getattr(ctx.interp, "eager", False):
+            return self._inline(tensors)
+        return self._call_flat(tensors)
+
+    def _call_flat(self, tensors):
+        if ctx.tapes:
+            return self._call_recorded(tensors)
+        return self._pack(self._run([t._v if t.__class__ is EagerTensor else convert_to_tensor(t)._v
+                                     for t in tensors]))
+
+    def _run(self, arrays):
+        self._calls += 1
+        if self._compiled is not None:
+            return self._compiled(arrays)
+        if self._jit is True or (self._jit is None and self._calls >= 2):
+            if self._no_xla is None and self._try_compile():
+                return self._compiled(arrays)
+        plan = self._plan
+        if plan is None:
+            plan = self._plan = Plan(self.graph)
+        return plan.run(arrays)
+
+    def _try_compile(self):
+        from tensorlet._src.graph.lowering import Compiled, NotLowerable
+
+        try:
+            self._compiled = Compiled(self.graph)
+            return True
+        except NotLowerable as e:
+            self._no_xla = e
+            if self._jit is True:
+                from tensorlet._src.framework import errors
+
+                raise errors.InvalidArgumentError(
+                    None, e.op_name, f"tf.function '{self._name}' has jit_compile=True but {e}; XLA cannot "
+                                     "compile it. Use jit_compile=None to run such functions on the NumPy "
+                                     "executor.") from None
+            if self._name not in _noticed:
+                _noticed.add(self._name)
+                get_logger().info("tf.function '%s' runs on the NumPy graph executor: %s.", self._name, e)
+            return False
+
+    def _pack(self, arrays):
+        outs = []
+        for a in arrays:
+            r = object.__new__(EagerTensor)
+            r._v = a
+            outs.append(r)
+        return self._structure(outs)
+
+    def _structure(self, outs):
+        template = self._out_template
+        flat = nest.flatten(template)
+        if not flat:
+            return template
+        return nest.pack_sequence_as(template, [outs[x.i] if isinstance(x, _Leaf) else x for x in flat])
+
+    # --- inlining (a call while tracing another function, and gradient recomputation) ---------------
+    def _inline(self, tensors, var_values=None, write_back=True):
+        g = self.graph
+        env = {}
+        for ph, t in zip(g.inputs, tensors):
+            env[id(ph)] = t
+        for outer, inner in g.captures:
+            env[id(inner)] = outer
+        for node in g.nodes:
+            op = node.op
+            if op is PLACEHOLDER:
+                continue
+            if op is CONST:
+                r = object.__new__(EagerTensor)
+                r._v = node.attrs["value"]
+                env[id(node.outputs[0])] = r
+            elif op is READ_VAR:
+                var = node.attrs["var"]
+                env[id(node.outputs[0])] = var_values[id(var)] if var_values is not None else var.value()
+            else:
+                r = registry.bind(op, *[env[id(t)] for t in node.inputs], **node.attrs)
+                if op.n_out == 1:
+                    env[id(node.outputs[0])] = r
+                else:
+                    for o, v in zip(node.outputs, r):
+                        env[id(o)] = v
+        if write_back:
+            for v in g.variables:
+                final = g.var_final.get(id(v))
+                if final is not None:
+                    v.assign(env[id(final)])
+        return self._structure([env[id(t)] for t in g.outputs])
+
+    # --- gradients through a call -------------------------------------------------------------------
+    def _call_recorded(self, tensors):
+        from tensorlet._src.autodiff.custom import _CustomOp, _Paused
+        from tensorlet._src.autodiff.tape import record_custom
+
+        g = self.graph
+        read_vars = [v for v in g.variables if id(v) in g.var_reads]
+        reads = tuple(v.value() for v in read_vars)  # tapes watching these variables track the reads
+        with _Paused():
+            arrays = self._run([t._v for t in (convert_to_tensor(x) for x in tensors)])
+        outs = []
+        for a in arrays:
+            r = object.__new__(EagerTensor)
+            r._v = a
+            outs.append(r)
+        n_in = len(tensors)
+
+        def grad(gr, ans, *ins):
+            gs = list(gr) if len(outs) > 1 else [gr]
+            gs = [_zeros_like(o) if x is None else x for o, x in zip(outs, gs)]
+            bwd = self._backward_function(read_vars)
+            res = bwd(list(ins[:n_in]), list(ins[n_in:]), gs)
+            return tuple(res)
+
+        if outs:
+            op = _CustomOp(f"PartitionedCall:{self._name}", grad, len(outs) if len(outs) > 1 else 1)
+            record_custom(op, tuple(tensors) + reads, {}, tuple(outs) if len(outs) > 1 else outs[0])
+        return self._structure(outs)
+
+    def _backward_function(self, read_vars):
+        if self._backward is None:
+            from tensorlet._src.autodiff.tape import GradientTape
+            from tensorlet._src.graph.function import Function
+
+            def backward(args, var_vals, dys):
+                with GradientTape() as tape:
+                    tape.watch(args + var_vals)
+                    out = self._inline(args, {id(v): x for v, x in zip(read_vars, var_vals)}, write_back=False)
+                flat = [t for t in nest.flatten(out) if isinstance(t, Tensor)]
+                grads = tape.gradient(flat, args + var_vals, output_gradients=dys)
+                return [_zeros_like(s) if gr is None else gr for s, gr in zip(args + var_vals, grads)]
+
+            self._backward = Function(backward, name=f"{self._name}_grad", jit_compile=self._jit, autograph=False)
+        return self._backward
+
+
+def _zeros_like(t):
+    from tensorlet._src.autodiff import lazy as T
+
+    if t.dtype in (_dt.float16, _dt.float32, _dt.float64, _dt.bfloat16, _dt.complex64, _dt.complex128):
+        return T.zeros_like(t)
+    return T.zeros_like(t)

@@ -1,0 +1,508 @@
+"""``tf.function``: trace Python into a graph once per input signature, then run the graph.
+
+Tracing rules are TF's: tensors (and NumPy arrays) are keyed by dtype and shape, Python values by value,
+other objects by identity; ``input_signature`` fixes the key (``None`` dims accepted); ``reduce_retracing``
+relaxes differing dims to ``None``.  A retrace logs *why* (which argument changed, old vs new), and
+``tf.config.experimental.set_retracing_policy("raise")`` turns retraces into errors.
+
+Execution is tiered: the first call of a concrete function runs its optimized graph on the NumPy executor; from
+the second call (or the first, with ``jit_compile=True``) it runs the XLA executable compiled through jax.
+Graphs that XLA cannot run (strings, ``py_function``, value-dependent shapes) stay on the NumPy executor
+with a one-time notice naming the op; ``jit_compile=True`` makes that an error.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import warnings
+import weakref
+
+import numpy as np
+
+from tensorlet._src.framework import dtypes as _dt
+from tensorlet._src.framework.context import ctx, get_logger
+from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tensor
+from tensorlet._src.framework.tensor_shape import TensorShape
+from tensorlet._src.framework.variables import Variable
+from tensorlet._src.graph.concrete import ConcreteFunction
+from tensorlet._src.graph.ir import Graph, Spec
+from tensorlet._src.graph.tracing import Tracer
+from tensorlet._src.ops.registry import export_value, tf_export
+from tensorlet._src.util import nest
+
+_config = {"run_eagerly": False, "retracing": "warn"}
+_tracing_state = threading.local()
+
+
+class RetracingWarning(UserWarning):
+    """A ``tf.function`` traced again; the message says which argument changed."""
+
+
+class RetracingError(RuntimeError):
+    """Raised instead of retracing under ``set_retracing_policy("raise")``."""
+
+
+@tf_export("config.run_functions_eagerly")
+def run_functions_eagerly(run_eagerly):
+    """``tf.config.run_functions_eagerly(True)``: every ``tf.function`` runs its Python directly (debugging)."""
+    _config["run_eagerly"] = bool(run_eagerly)
+
+
+@tf_export("config.functions_run_eagerly")
+def functions_run_eagerly():
+    return _config["run_eagerly"]
+
+
+@tf_export("config.experimental.set_retracing_policy")
+def set_retracing_policy(policy):
+    """What a ``tf.function`` retrace does: ``"warn"`` (default: a RetracingWarning saying why), ``"raise"``
+    (a RetracingError: for test suites that must not retrace), or ``"ignore"``.  tensorlet-only."""
+    if policy not in ("warn", "raise", "ignore"):
+        raise ValueError(f"retracing policy must be 'warn', 'raise' or 'ignore', got {policy!r}")
+    _config["retracing"] = policy
+
+
+# --- trace keys ----------------------------------------------------------------------
+
+class _TensorKey:
+    """Key of a tensor argument: dtype and shape (dims may be None)."""
+
+    __slots__ = ("dtype", "shape", "_hash")
+
+    def __init__(self, dtype, shape):
+        self.dtype = dtype
+        self.shape = shape  # tuple of int/None, or None for unknown rank
+        self._hash = hash((dtype, shape))
+
+    def __eq__(self, other):
+        return other.__class__ is _TensorKey and self.dtype is other.dtype and self.shape == other.shape
+
+    def __hash__(self):
+        return self._hash
+
+    def accepts(self, other) -> bool:
+        if other.__class__ is not _TensorKey or other.dtype is not self.dtype:
+            return False
+        if self.shape is None:
+            return True
+        if other.shape is None or len(other.shape) != len(self.shape):
+            return False
+        return all(a is None or a == b for a, b in zip(self.shape, other.shape))
+
+    def __repr__(self):
+        return f"TensorSpec(shape={_shape_repr(self.shape)}, dtype=tf.{self.dtype.name}, name=None)"
+
+
+def _shape_repr(shape):
+    if shape is None:
+        return "<unknown>"
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+class _ObjKey:
+    __slots__ = ("ref", "_id", "desc")
+
+    def __init__(self, obj):
+        self._id = id(obj)
+        try:
+            self.ref = weakref.ref(obj)
+        except TypeError:
+            self.ref = None
+        self.desc = f"{type(obj).__name__} object at {hex(id(obj))}"
+
+    def __eq__(self, other):
+        return other.__class__ is _ObjKey and self._id == other._id
+
+    def __hash__(self):
+        return self._id
+
+    def __repr__(self):
+        return self.desc
+
+
+def _key_of(x):
+    cls = x.__class__
+    if cls is EagerTensor:
+        v = x._v
+        return _TensorKey(_dt._FROM_NP[v.dtype], v.shape)
+    if cls is np.ndarray:
+        return _TensorKey(_dt.from_numpy(x.dtype), x.shape)
+    if cls in (int, float, bool, str, bytes, type(None)):
+        return (cls, x)
+    if cls is tuple or cls is list:
+        return (cls, tuple(_key_of(v) for v in x))
+    if cls is dict:
+        return (dict, tuple((k, _key_of(x[k])) for k in sorted(x, key=repr)))
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return (cls, tuple(_key_of(v) for v in x))
+    if isinstance(x, Variable):
+        return ("var", _ObjKey(x))
+    if isinstance(x, Tensor):
+        return _TensorKey(x.dtype, tuple(x.shape.as_list()) if x.shape.rank is not None else None)
+    if isinstance(x, np.generic):
+        return (type(x), x.item())
+    if isinstance(x, _SpecLike):
+        shape = TensorShape(x.shape)
+        return _TensorKey(_dt.as_dtype(x.dtype), tuple(shape.as_list()) if shape.rank is not None else None)
+    return _ObjKey(x)
+
+
+def _generalize(old, new):
+    """A key covering ``old`` and ``new`` with differing dims relaxed to None, or None if structures differ."""
+    if old.__class__ is _TensorKey and new.__class__ is _TensorKey:
+        if old.dtype is not new.dtype:
+            return None
+        if old.shape is None or new.shape is None or len(old.shape) != len(new.shape):
+            return _TensorKey(old.dtype, None)
+        return _TensorKey(old.dtype, tuple(a if a == b else None for a, b in zip(old.shape, new.shape)))
+    if isinstance(old, tuple) and isinstance(new, tuple) and len(old) == len(new):
+        parts = []
+        for a, b in zip(old, new):
+            g = _generalize(a, b)
+            if g is None:
+                return None
+            parts.append(g)
+        return tuple(parts)
+    return old if old == new else None
+
+
+def _accepts(spec_key, key) -> bool:
+    if spec_key.__class__ is _TensorKey:
+        return spec_key.accepts(key)
+    if isinstance(spec_key, tuple) and isinstance(key, tuple) and len(spec_key) == len(key):
+        return all(_accepts(a, b) for a, b in zip(spec_key, key))
+    return spec_key == key
+
+
+def _describe_change(names, old, new):
+    """Which argument differs between two canonical keys, for the retracing message."""
+    for name, a, b in zip(names, old, new):
+        if a != b:
+            return f"argument `{name}` changed from {_key_text(a)} to {_key_text(b)}"
+    return "a different number of arguments"
+
+
+def _key_text(k):
+    if k.__class__ is _TensorKey:
+        return repr(k)
+    if isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], type) and k[0] in (int, float, bool, str, bytes):
+        return f"Python {k[0].__name__} {k[1]!r}"
+    if isinstance(k, tuple) and len(k) == 2 and k[0] is type(None):
+        return "None"
+    return repr(k)
+
+
+# --- tf.function -------------------------------------------------------------------------
+
+class Function:
+    """A Python function traced into graphs (``tf.function``).  Call it like the Python function."""
+
+    def __init__(self, python_function, name=None, input_signature=None, autograph=True, jit_compile=None,
+                 reduce_retracing=False, instance=None):
+        self._python_function = python_function
+        self._name = name or getattr(python_function, "__name__", "function")
+        self._input_signature = None if input_signature is None else tuple(input_signature)
+        self._autograph = autograph
+        self._jit_compile = jit_compile
+        self._reduce_retracing = bool(reduce_retracing)
+        self._instance = instance
+        self._fast = {}  # raw (args, kwargs) key -> ConcreteFunction
+        self._cache = {}  # canonical key -> ConcreteFunction
+        self._relaxed = []  # (canonical key with None dims, ConcreteFunction)
+        self._trace_count = 0
+        self._last_key = None
+        self._methods = weakref.WeakKeyDictionary()
+        self._converted = None
+        self._sig = False  # inspect.signature, computed when first needed (inspect costs ~15 ms to import)
+        functools.update_wrapper(self, python_function, updated=())
+
+    # --- methods: one Function (and trace cache) per instance ---------------------------------
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        try:
+            bound = self._methods.get(instance)
+        except TypeError:
+            bound = None
+        if bound is None:
+            bound = Function(self._python_function.__get__(instance, owner), self._name, self._input_signature,
+                             self._autograph, self._jit_compile, self._reduce_retracing, instance=None)
+            bound._unbound = self._python_function
+            try:
+                self._methods[instance] = bound
+            except TypeError:
+                pass
+        return bound
+
+    @property
+    def python_function(self):
+        return self._python_function
+
+    @property
+    def input_signature(self):
+        return self._input_signature
+
+    @property
+    def _signature(self):
+        if self._sig is False:
+            import inspect
+
+            try:
+                self._sig = inspect.signature(self._python_function)
+            except (TypeError, ValueError):
+                self._sig = None
+        return self._sig
+
+    @property
+    def function_spec(self):
+        return self._signature
+
+    def experimental_get_tracing_count(self) -> int:
+        """How many times the Python function has been traced."""
+        return self._trace_count
+
+    # --- calling ----------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if _config["run_eagerly"]:
+            return self._python_function(*args, **kwargs)
+        if ctx.interp is not None and not getattr(ctx.interp, "eager", False):
+            # called while tracing another function: inline this function's graph into the outer one
+            cf = self._concrete_for(args, kwargs)
+            return cf._inline(self._flat_tensors(args, kwargs))
+        try:
+            fast_key = (tuple(map(_key_of, args)), tuple((k, _key_of(v)) for k, v in kwargs.items()))
+            cf = self._fast.get(fast_key)
+        except TypeError:
+            fast_key, cf = None, None
+        if cf is None:
+            cf = self._concrete_for(args, kwargs)
+            if fast_key is not None and len(self._fast) < 256:
+                self._fast[fast_key] = cf
+        return cf._call_flat(self._flat_tensors(args, kwargs))
+
+    def _flat_tensors(self, args, kwargs):
+        return [x for x in nest.flatten((args, kwargs)) if _is_tensor_arg(x)]
+
+    def _canonical(self, args, kwargs):
+        """(names, key per argument) with TF's canonicalization: f(1) and f(x=1) share a trace."""
+        sig = self._signature
+        if sig is not None:
+            try:
+                bound = sig.bind(*args, **kwargs)
+                bound.apply_defaults()
+                names = tuple(bound.arguments)
+                return names, tuple(_key_of(bound.arguments[n]) for n in names)
+            except TypeError:
+                pass
+        names = tuple(f"args[{i}]" for i in range(len(args))) + tuple(sorted(kwargs))
+        return names, tuple(_key_of(a) for a in args) + tuple(_key_of(kwargs[k]) for k in sorted(kwargs))
+
+    def _concrete_for(self, args, kwargs):
+        if self._input_signature is not None:
+            return self._concrete_for_signature(args, kwargs)
+        names, key = self._canonical(args, kwargs)
+        cf = self._cache.get(key)
+        if cf is not None:
+            return cf
+        for relaxed, rcf in self._relaxed:
+            if _accepts(relaxed, key):
+                return rcf
+        trace_key = key
+        if self._reduce_retracing and self._last_key is not None:
+            g = _generalize(self._last_key, key)
+            if g is not None:
+                trace_key = g
+        self._check_retrace(names, key)
+        cf = self._trace(args, kwargs, trace_key, names)
+        self._cache[key] = cf
+        if trace_key != key:
+            self._relaxed.append((trace_key, cf))
+        self._last_key = key
+        return cf
+
+    def _check_retrace(self, names, key):
+        if self._trace_count == 0 or _config["retracing"] == "ignore":
+            return
+        reason = _describe_change(names, self._last_key, key) if self._last_key is not None else "new arguments"
+        msg = (f"tf.function '{self._name}' is tracing again (trace #{self._trace_count + 1}): {reason}. "
+               "Each trace runs the Python function and builds a new graph; pass tensors instead of Python "
+               "values that change, use input_signature with None dims, or reduce_retracing=True.")
+        if _config["retracing"] == "raise":
+            raise RetracingError(msg)
+        warnings.warn(msg, RetracingWarning, stacklevel=4)
+
+    def _concrete_for_signature(self, args, kwargs):
+        sig = self._input_signature
+        flat_args = list(args)
+        if kwargs:
+            names = list(self._signature.parameters) if self._signature is not None else []
+            for n in names[len(flat_args):len(sig)]:
+                if n in kwargs:
+                    flat_args.append(kwargs[n])
+        if len(flat_args) > len(sig) or kwargs and len(flat_args) < len(sig):
+            raise TypeError(f"{self._name}() got {len(flat_args)} positional arguments but input_signature has "
+                            f"{len(sig)} entries")
+        cf = self._cache.get("signature")
+        _check_signature(self._name, sig, flat_args)
+        if cf is None:
+            specs = nest.map_structure(lambda s: s, list(sig))
+            cf = self._trace(tuple(specs), {}, "signature", None, from_specs=True)
+            self._cache["signature"] = cf
+        return cf
+
+    # --- tracing --------------------------------------------------------------------------------
+    def _python_for_tracing(self):
+        if self._converted is None:
+            fn = self._python_function
+            if self._autograph:
+                try:
+                    from tensorlet._src.graph.autograph import convert
+
+                    fn = convert(fn)
+                except ImportError:
+                    pass
+            self._converted = fn
+        return self._converted
+
+    def _trace(self, args, kwargs, key, names, from_specs=False):
+        graph = Graph(self._name)
+        tracer = Tracer(graph)
+
+        def to_placeholder(x):
+            if from_specs or isinstance(x, _SpecLike):
+                spec = Spec(TensorShape(x.shape), _dt.as_dtype(x.dtype))
+                return graph.placeholder(spec, name=getattr(x, "name", None))
+            if _is_tensor_arg(x):
+                t = x if isinstance(x, Tensor) else convert_to_tensor(x)
+                shape = t.shape
+                return graph.placeholder(Spec(shape, t.dtype))
+            return x
+
+        structured_args = nest.map_structure(to_placeholder, (args, kwargs))
+        if key is not None and not from_specs:
+            structured_args = _relax_placeholders(structured_args, key, names, self._signature)
+        fn = self._python_for_tracing()
+        prev_interp, prev_tapes = ctx.interp, ctx.tapes
+        ctx.interp, ctx.tapes = tracer, ()
+        stack = _trace_stack()
+        stack.append(self)
+        try:
+            out = fn(*structured_args[0], **structured_args[1])
+        finally:
+            stack.pop()
+            ctx.interp, ctx.tapes = prev_interp, prev_tapes
+        self._trace_count += 1
+        cf = ConcreteFunction.from_trace(graph, tracer, structured_args, out, self)
+        return cf
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The ``ConcreteFunction`` for these arguments (tensors or ``tf.TensorSpec``s), tracing if needed."""
+        if not args and not kwargs and self._input_signature is not None:
+            return self._concrete_for_signature(list(self._input_signature), {})
+        if self._input_signature is not None:
+            return self._concrete_for_signature(args, kwargs)
+        if any(isinstance(x, _SpecLike) for x in nest.flatten((args, kwargs))):
+            names, key = self._canonical(args, kwargs)
+            cf = self._cache.get(key)
+            if cf is None:
+                self._check_retrace(names, key)
+                cf = self._trace(args, kwargs, None, names)
+                self._cache[key] = cf
+                self._last_key = key
+            return cf
+        return self._concrete_for(args, kwargs)
+
+    def __repr__(self):
+        return f"<tensorlet.Function {self._name}>"
+
+
+class _SpecLikeMeta(type):
+    def __instancecheck__(cls, obj):
+        return hasattr(obj, "shape") and hasattr(obj, "dtype") and type(obj).__name__ == "TensorSpec"
+
+
+class _SpecLike(metaclass=_SpecLikeMeta):
+    """``tf.TensorSpec`` (defined in the tf.data package) recognised without importing it."""
+
+
+def _is_tensor_arg(x) -> bool:
+    return isinstance(x, (Tensor, np.ndarray)) and not isinstance(x, Variable) or isinstance(x, _SpecLike)
+
+
+def _relax_placeholders(structured, key, names, signature):
+    """Give placeholders the (possibly relaxed) shapes of the trace key."""
+    leaves = [x for x in nest.flatten(structured) if isinstance(x, Tensor) and hasattr(x, "node")]
+    keys = [k for k in _flat_keys(key) if k.__class__ is _TensorKey]
+    for ph, k in zip(leaves, keys):
+        ph._shape = TensorShape(None) if k.shape is None else TensorShape(list(k.shape))
+    return structured
+
+
+def _flat_keys(key):
+    if key.__class__ is _TensorKey:
+        yield key
+    elif isinstance(key, tuple):
+        for k in key:
+            yield from _flat_keys(k)
+
+
+def _check_signature(name, sig, args):
+    for i, (spec, a) in enumerate(zip(sig, args)):
+        for s, x in zip(nest.flatten(spec), nest.flatten(a)):
+            if not isinstance(s, _SpecLike):
+                continue
+            t = x if isinstance(x, Tensor) else convert_to_tensor(x, dtype_hint=s.dtype)
+            shape = TensorShape(s.shape)
+            if t.dtype is not _dt.as_dtype(s.dtype) or not shape.is_compatible_with(t.shape):
+                raise TypeError(
+                    f"Binding inputs to tf.function `{name}` failed due to `Can not cast "
+                    f"TensorSpec(shape={t.shape}, dtype=tf.{t.dtype.name}, name=None) to "
+                    f"{s!r}`. Received args: {args!r}")
+
+
+def _trace_stack():
+    s = getattr(_tracing_state, "stack", None)
+    if s is None:
+        s = _tracing_state.stack = []
+    return s
+
+
+def on_variable_created(var):
+    """Called by ``tf.Variable.__init__``: variables may be created only while a function traces the first time."""
+    stack = getattr(_tracing_state, "stack", None)
+    if stack and stack[-1]._trace_count > 0:
+        raise ValueError(
+            f"tf.function '{stack[-1]._name}' only supports singleton tf.Variables created on the first call. "
+            "Make sure the tf.Variable is only created once or created outside tf.function.")
+
+
+@tf_export("function")
+def function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False,
+             experimental_implements=None, experimental_autograph_options=None, experimental_attributes=None,
+             experimental_relax_shapes=None, experimental_compile=None, experimental_follow_type_hints=None):
+    """Compiles a function into a graph: ``@tf.function`` / ``tf.function(f, input_signature=[...])``.
+
+    >>> @tf.function
+    ... def f(x):
+    ...     return x * 2
+    >>> f(tf.constant(3.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=6.0>
+    """
+    if experimental_compile is not None and jit_compile is None:
+        jit_compile = experimental_compile
+    if experimental_relax_shapes:
+        reduce_retracing = True
+
+    def deco(f):
+        if isinstance(f, Function):
+            return f
+        return Function(f, input_signature=input_signature, autograph=autograph, jit_compile=jit_compile,
+                        reduce_retracing=reduce_retracing)
+
+    return deco if func is None else deco(func)
+
+
+export_value("types.experimental.GenericFunction", __name__, "Function")
+export_value("types.experimental.PolymorphicFunction", __name__, "Function")
+_logger = get_logger
