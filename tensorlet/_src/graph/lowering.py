@@ -34,6 +34,12 @@ def check_lowerable(graph: Graph):
             continue
         if getattr(op, "no_lowering", False):
             raise NotLowerable(op.name, getattr(op, "no_lowering_reason", "has no XLA lowering"))
+        if op.name in ("If", "While", "VJP"):
+            from tensorlet._src.graph.control_ops import lowerable_reason
+
+            reason = lowerable_reason(node)
+            if reason:
+                raise NotLowerable(op.name, reason)
         for t in list(node.inputs) + list(node.outputs):
             if t.dtype is _dt.string:
                 raise NotLowerable(op.name, "works on strings (XLA has no string type)")
@@ -94,7 +100,7 @@ def build_fn(graph: Graph):
     def f(var_values, args, big_values):
         env = [None] * n
         for s, v in baked:
-            env[s] = v
+            env[s] = jnp.asarray(v)
         for (s, _), v in zip(big, big_values):
             env[s] = v
         for s, i in var_read_slots:

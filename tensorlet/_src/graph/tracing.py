@@ -35,6 +35,7 @@ class Tracer:
     def __init__(self, graph: Graph, parent: Tracer | None = None):
         self.graph = graph
         self.parent = parent  # the tracer of the enclosing graph (control-flow bodies), or None
+        self.outer_tapes = ()  # the tapes active where this nested graph is used (paused while tracing it)
         self.created_variables = []
 
     def outer_interp(self):
@@ -124,7 +125,13 @@ class Tracer:
             cur = g.var_reads.get(key)
         if cur is None:
             if self.parent is not None:
-                outer = self.parent._current(var)
+                # read in the enclosing graph (seen by the tapes recording there), then capture
+                saved = ctx.interp, ctx.tapes
+                ctx.interp, ctx.tapes = self.parent, self.outer_tapes
+                try:
+                    outer = self.parent.read_variable(var)
+                finally:
+                    ctx.interp, ctx.tapes = saved
                 cur = self.capture_outer(outer)
             else:
                 cur = g.add(READ_VAR, (), {"var": var}, [Spec(var.shape, var.dtype)], name=_var_node_name(var))\
