@@ -13,7 +13,7 @@ import numpy as np
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.graph.executor import run_graph
 from tensorlet._src.graph.ir import Spec
-from tensorlet._src.ops.registry import NO_GRADIENT, Op
+from tensorlet._src.ops.registry import NO_GRADIENT, NONDIFF, Op
 
 GRAPH_OPS: dict[str, Op] = {}
 
@@ -125,6 +125,23 @@ def _while_grad(g, ans, *inputs, **attrs):
 
 
 WHILE = _graph_op("While", _while_np, jax_impl=_while_jax, shape=_while_shape, grad=_while_grad)
+
+
+# --- a range whose bounds are known only at run time (its length is value-dependent) --------------------
+
+def _dyn_range_np(xp, start, limit, delta):
+    return np.arange(start, limit, delta, dtype=np.asarray(start).dtype)
+
+
+def _dyn_range_shape(start, limit, delta):
+    return [Spec(TensorShape([None]), start.dtype)]
+
+
+DYNAMIC_RANGE = _graph_op("DynamicRange", _dyn_range_np, shape=_dyn_range_shape, grad=NONDIFF)
+DYNAMIC_RANGE.n_out = 1
+DYNAMIC_RANGE.no_lowering = True
+DYNAMIC_RANGE.no_lowering_reason = "is a tf.range whose length depends on run-time values (XLA needs static " \
+                                   "shapes; iterate it in a `for` loop, which AutoGraph turns into a while loop)"
 
 
 # --- VJP: the gradient of a control-flow op ----------------------------------------------------------

@@ -301,6 +301,12 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
         raise errors.invalid_argument("Range", f"Value for attr 'Tidx' of {dtype.name} is not in the list of "
                                                f"allowed values: bfloat16, half, float, double, int8, int16, int32, "
                                                f"int64, uint16, uint32, uint64")
+    if any(not isinstance(a, EagerTensor) and getattr(a, "_const", None) is None for a in args):
+        from tensorlet._src.graph.control_ops import DYNAMIC_RANGE  # a range over values known only at run time
+
+        from tensorlet._src.ops.math_binary import cast
+
+        return bind(DYNAMIC_RANGE, *[a if a.dtype is dtype else cast(a, dtype) for a in args])
     vals = []
     for a in args:
         v = a._v if isinstance(a, EagerTensor) else np.asarray(a)

@@ -64,10 +64,10 @@ class Op:
     """One primitive.  See :func:`defop`."""
 
     __slots__ = ("name", "impl", "np_fn", "fast", "jax_impl", "shape_fn", "grad", "jvp", "n_out", "np_dtypes",
-                 "dtypes", "check", "quiet", "sparse_grad", "doc")
+                 "dtypes", "check", "quiet", "sparse_grad", "doc", "no_lowering", "no_lowering_reason", "stateful")
 
     def __init__(self, name, impl, *, jax_impl=None, shape=None, grad=None, jvp=None, n_out=1,
-                 dtypes=None, check=None, quiet=False, sparse_grad=False, doc=""):
+                 dtypes=None, check=None, quiet=False, sparse_grad=False, doc="", no_lowering=False, stateful=False):
         self.name = name
         self.impl = impl
         # the eager kernel on arrays only: the NumPy function itself, or impl with xp=np bound
@@ -84,6 +84,9 @@ class Op:
         self.quiet = quiet
         self.sparse_grad = sparse_grad  # the gradient function accepts IndexedSlices upstream gradients
         self.doc = doc
+        self.no_lowering = no_lowering  # XLA cannot run it (strings, Python callbacks): graphs run on NumPy
+        self.no_lowering_reason = None
+        self.stateful = stateful  # has effects beyond its outputs (printing, callbacks): never folded or removed
 
     @property
     def differentiable(self) -> bool:
