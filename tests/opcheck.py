@@ -48,6 +48,7 @@ class Case:
     as_tensors: bool = True  # False: pass the raw NumPy arrays to fn as well
     jax: bool = True  # also check the op's lowering (jax.numpy kernels); False only with a reason (strings)
     grad: bool = True  # also check gradients by finite differences (float64); False only with a reason
+    graph: bool = True  # also check inside tf.function (traced, compiled); False only with a reason
     id: str = ""
 
     def label(self):
@@ -154,6 +155,45 @@ class JaxEager:
         return tuple(_wrap(np.asarray(o)) for o in out)
 
 
+# Ops XLA cannot compile because their output shape depends on input values (TF's XLA cannot either):
+# their functions run on the NumPy graph executor instead.
+VALUE_DEPENDENT = {"Where", "Unique", "UniqueWithCounts", "DenseBincount", "Bincount", "DynamicRange",
+                   "DynamicPartition", "ListDiff", "SegmentSum", "SegmentMean", "SegmentProd", "SegmentMin",
+                   "SegmentMax", "BooleanMask", "DynamicStitch"}
+
+
+def run_compiled(case: Case, seed: int = 0):
+    """The case traced by ``tf.function``: NumPy graph executor on the first call, XLA from the second."""
+    if not case.graph or not case.as_tensors:
+        pytest.skip("case not traceable (graph=False or raw NumPy arguments)")
+    from tensorlet._src.graph.function import set_retracing_policy
+
+    set_retracing_policy("ignore")
+    try:
+        rng = np.random.default_rng(seed)
+        fn = tf.function(case.fn, autograph=False)
+        for shapes in case.shapes[:2]:
+            for dtype in case.dtypes[:2]:
+                arrays = case.gen(rng, shapes, dtype) if case.gen else [make(rng, s, dtype, case.domain)
+                                                                        for s in shapes]
+                args = [tf.constant(a) if isinstance(a, np.ndarray) else a for a in arrays]
+                expected = case.ref(*arrays)
+                where = f"{case.label()} shapes={shapes} dtype={dtype}"
+                for tier in ("numpy executor", "XLA"):
+                    got = fn(*args)
+                    assert_close(got, expected, dtype, case.rtol, case.atol, case.check_dtype, f"{where} ({tier})")
+                cf = fn.get_concrete_function(*args)
+                if cf._no_xla is not None:
+                    ops = {n.op.name for n in cf.graph.nodes}
+                    assert ops & (VALUE_DEPENDENT | {"Const", "StringFormat"}) or any(
+                        t.dtype == tf.string for n in cf.graph.nodes for t in n.outputs), \
+                        f"{where}: not compiled: {cf._no_xla}"
+                else:
+                    assert cf._compiled is not None, f"{where}: second call did not compile"
+    finally:
+        set_retracing_policy("warn")
+
+
 def run_err(err: Err):
     with pytest.raises(err.exc, match=err.match or None):
         err.fn()
@@ -208,3 +248,12 @@ def op_tests(cases, errors=()):
         run_err(err)
 
     return test_values, test_lowering, test_errors
+
+
+def compiled_tests(cases):
+    """``test_compiled``: each case inside ``tf.function`` (traced graph, NumPy executor, then XLA)."""
+    @params(cases)
+    def test_compiled(case):
+        run_compiled(case)
+
+    return test_compiled

@@ -1,7 +1,7 @@
 """space_to_depth/depth_to_space, dynamic_partition/dynamic_stitch, invert_permutation, histogram_fixed_width."""
 
 import numpy as np
-from opcheck import Case, Err, op_tests
+from opcheck import Case, Err, compiled_tests, op_tests
 
 import tensorlet as tf
 
@@ -202,3 +202,4 @@ def test_stitch_gradient_matches_tf():
     # TF's gradient is a plain gather: overwritten entries still receive gradient
     np.testing.assert_allclose(ga.numpy(), [1., 2.])
     np.testing.assert_allclose(gb.numpy(), [2., 3.])
+test_compiled = compiled_tests(CASES)

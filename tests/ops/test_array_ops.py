@@ -1,7 +1,7 @@
 """Shape manipulation, shape queries, one_hot, where, einsum and tensordot against NumPy, plus TF's errors."""
 
 import numpy as np
-from opcheck import Case, Err, make, op_tests
+from opcheck import Case, Err, make, compiled_tests, op_tests
 
 import tensorlet as tf
 from tensorlet._src.ops.array_ops import MIRROR_PAD_GRAD
@@ -356,3 +356,4 @@ def test_reshape_fast_path_and_variable():
     assert tf.reshape(v, [-1]).numpy().tolist() == [1.0, 2.0, 3.0, 4.0]
     assert tf.transpose(v).shape == (2, 2)
     assert tf.shape(v).numpy().tolist() == [2, 2]
+test_compiled = compiled_tests(CASES)

@@ -2,7 +2,7 @@
 
 import ml_dtypes
 import numpy as np
-from opcheck import Case, Err, op_tests
+from opcheck import Case, Err, compiled_tests, op_tests
 
 import tensorlet as tf
 
@@ -178,3 +178,4 @@ def test_zeros_is_cheap_and_fresh():
     b = tf.zeros([2])
     assert a is not b
     assert tf.meshgrid() == []
+test_compiled = compiled_tests(CASES)

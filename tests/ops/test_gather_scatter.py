@@ -1,7 +1,7 @@
 """gather / gather_nd / scatter_nd / tensor_scatter_nd_* / boolean_mask against NumPy, plus TF's index errors."""
 
 import numpy as np
-from opcheck import Case, Err, make, op_tests
+from opcheck import Case, Err, make, compiled_tests, op_tests
 
 import tensorlet as tf
 
@@ -211,3 +211,4 @@ def test_boolean_mask_int_mask_and_empty():
     assert tf.boolean_mask(_p, [1, 0, 1]).shape == (2, 2)
     assert tf.boolean_mask(tf.zeros([0, 2]), tf.zeros([0], tf.bool)).shape == (0, 2)
     assert tf.boolean_mask([1, 2, 3], [True, False, True]).numpy().tolist() == [1, 3]
+test_compiled = compiled_tests(CASES)

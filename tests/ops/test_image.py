@@ -6,7 +6,7 @@ import pathlib
 
 import ml_dtypes
 import numpy as np
-from opcheck import Case, Err, make, op_tests
+from opcheck import Case, Err, make, compiled_tests, op_tests
 
 import tensorlet as tf
 from tensorlet._src.ops import image_resize
@@ -459,3 +459,4 @@ def test_random_brightness_and_contrast_stay_in_range():
 def test_resize_method_names():
     assert tf.image.ResizeMethod.BILINEAR == "bilinear" and tf.image.ResizeMethod.NEAREST_NEIGHBOR == "nearest"
     assert tf.image.ResizeMethod.MITCHELLCUBIC == "mitchellcubic"
+test_compiled = compiled_tests(CASES)

@@ -3,7 +3,7 @@
 import ml_dtypes
 import numpy as np
 import pytest
-from opcheck import Case, Err, op_tests
+from opcheck import Case, Err, compiled_tests, op_tests
 
 import tensorlet as tf
 
@@ -196,3 +196,4 @@ def test_eq_with_none_and_incompatible_shapes():
     assert (tf.constant([1.0]) == None) is False  # noqa: E711 - TF's behaviour under test
     assert (tf.constant([1, 2]) == tf.constant([1, 2, 3])) is False
     assert (tf.constant([1, 2]) != tf.constant([1, 2, 3])) is True
+test_compiled = compiled_tests(CASES)

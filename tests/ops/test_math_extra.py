@@ -3,7 +3,7 @@
 import functools
 
 import numpy as np
-from opcheck import Case, Err, JaxEager, make, op_tests
+from opcheck import Case, Err, JaxEager, make, compiled_tests, op_tests
 
 import tensorlet as tf
 
@@ -378,3 +378,4 @@ def test_namespaces():
     assert callable(tf.clip_by_value) and callable(tf.clip_by_norm) and callable(tf.clip_by_global_norm)
     assert callable(tf.linalg.global_norm) and callable(tf.math.polyval) and callable(tf.math.xlog1py)
     assert callable(tf.math.polygamma)
+test_compiled = compiled_tests(CASES)

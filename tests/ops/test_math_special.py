@@ -4,7 +4,7 @@ NumPy/scipy."""
 import numpy as np
 import pytest
 import scipy.special as sp
-from opcheck import Case, Err, make, op_tests
+from opcheck import Case, Err, make, compiled_tests, op_tests
 
 import tensorlet as tf
 from tensorlet._src.ops.math_special import IGAMMA_GRAD_A
@@ -183,3 +183,4 @@ def test_bessel_and_nextafter_gradients_match_tf():
     np.testing.assert_allclose(tape.gradient(y0, x).numpy(), [-0.14839426, 0.09323901, 0.0], rtol=1e-5)
     np.testing.assert_allclose(tape.gradient(y1, x).numpy(), [0.00236797, -0.01439565, 0.5], rtol=1e-4)
     np.testing.assert_array_equal(tape.gradient(n, x).numpy(), [1.0, 1.0, 1.0])
+test_compiled = compiled_tests(CASES)

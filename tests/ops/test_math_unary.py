@@ -7,7 +7,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 import scipy.special as sp
-from opcheck import Case, Err, JaxEager, op_tests
+from opcheck import Case, Err, JaxEager, compiled_tests, op_tests
 
 import tensorlet as tf
 from tensorlet._src.ops import math_unary as mu
@@ -316,3 +316,4 @@ def test_namespaces():
     for name in ("log", "log1p", "expm1", "rsqrt", "ceil", "rint", "erf", "erfinv", "ndtri", "lgamma", "digamma",
                  "reciprocal", "is_nan", "real", "imag", "conj", "angle", "log_sigmoid"):
         assert callable(getattr(tf.math, name))
+test_compiled = compiled_tests(CASES)

@@ -1,7 +1,7 @@
 """tf.matmul (2-D, batched, broadcasting, transpose/adjoint) and tensor indexing against NumPy."""
 
 import numpy as np
-from opcheck import Case, Err, op_tests
+from opcheck import Case, Err, compiled_tests, op_tests
 
 import tensorlet as tf
 from tensorlet._src.ops.indexing import STRIDED_SLICE_GRAD
@@ -84,3 +84,4 @@ def test_matmul_accepts_python_lists_seed_000():
     m = tf.matmul([[2.0]], [[2.0]])
     assert m.dtype == tf.float32 and m.numpy().tolist() == [[4.0]]
     assert "hello, {}".format(m) == "hello, [[4.]]"  # noqa: UP032 - seed 000 uses str.format
+test_compiled = compiled_tests(CASES)

@@ -2,7 +2,7 @@
 
 import numpy as np
 import scipy.special
-from opcheck import Case, Err, make, op_tests
+from opcheck import Case, Err, make, compiled_tests, op_tests
 
 import tensorlet as tf
 from tensorlet._src.ops import nn_activations as act
@@ -190,3 +190,4 @@ def test_softmax_is_stable_and_normalized():
     r = tf.nn.softmax(tf.constant([[1e4, 1e4 - 1.0], [-1e4, -1e4]], tf.float16)).numpy().astype(np.float64)
     assert np.isfinite(r).all()
     np.testing.assert_allclose(r.sum(-1), 1.0, rtol=1e-3)
+test_compiled = compiled_tests(CASES)

@@ -5,7 +5,7 @@ import itertools
 import ml_dtypes
 import numpy as np
 import pytest
-from opcheck import Case, Err, op_tests
+from opcheck import Case, Err, compiled_tests, op_tests
 
 import tensorlet as tf
 from tensorlet._src.ops import nn_conv
@@ -409,3 +409,4 @@ def test_low_precision_dtypes_preserved():
     assert tf.nn.conv2d(tf.ones([1, 4, 4, 2], tf.float16), tf.ones([3, 3, 2, 2], tf.float16), 1, "SAME").numpy(
     ).dtype == np.float16
     assert ml_dtypes.bfloat16 == tf.bfloat16.as_numpy_dtype
+test_compiled = compiled_tests(CASES)

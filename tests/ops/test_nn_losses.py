@@ -3,7 +3,7 @@
 import math
 
 import numpy as np
-from opcheck import Case, Err, make, op_tests
+from opcheck import Case, Err, make, compiled_tests, op_tests
 
 import tensorlet as tf
 from tensorlet._src.ops.nn_losses import SOFTMAX_XENT, SPARSE_SOFTMAX_XENT
@@ -235,3 +235,4 @@ def test_compute_average_loss_dtypes():
     assert tf.nn.compute_average_loss([1, 2]).dtype == tf.float64  # TF: integer losses divide to float64
     assert float(tf.nn.compute_average_loss([1.0, 2.0], global_batch_size=tf.constant(4))) == 0.75
     assert float(tf.nn.compute_average_loss(tf.zeros([0]))) == 0.0
+test_compiled = compiled_tests(CASES)

@@ -1,7 +1,7 @@
 """tf.nn normalization, bias_add, dropout, embedding_lookup and LRN against NumPy references and TF's errors."""
 
 import numpy as np
-from opcheck import Case, Err, make, op_tests
+from opcheck import Case, Err, make, compiled_tests, op_tests
 
 import tensorlet as tf
 
@@ -351,3 +351,4 @@ def test_embedding_lookup_on_variable_and_strings():
     np.testing.assert_array_equal(tf.nn.embedding_lookup(v, [1]).numpy(), [[3.0, 4.0]])
     r = tf.nn.embedding_lookup(tf.constant(["a", "b"]), [1])
     assert r.numpy().tolist() == [b"b"]
+test_compiled = compiled_tests(CASES)

@@ -4,7 +4,7 @@ import itertools
 
 import ml_dtypes
 import numpy as np
-from opcheck import Case, Err, op_tests
+from opcheck import Case, Err, compiled_tests, op_tests
 
 import tensorlet as tf
 from tensorlet._src.ops import nn_pool
@@ -361,12 +361,14 @@ CASES = [
     Case(_max_grad_grad_fn((2, 2, 2), (2, 1, 2), "SAME", op=nn_pool.MAX_POOL3D_GRAD_GRAD),
          lambda x, g: ref_max_grad_grad(x, ref_max(x, (2, 2, 2), (2, 1, 2), "SAME"), g, (2, 2, 2), (2, 1, 2), "SAME"),
          [((1, 3, 4, 5, 2), (1, 3, 4, 5, 2))], ("float32", "float64"), ops=("MaxPool3DGradGrad",), grad=False,
-         id="max_pool3d_grad_grad"),  # grad=False: its gradient is MaxPool3DGrad, which has no float64 kernel in TF
+         # graph=False: the case's orig_output comes from NumPy (float64); grad=False: its gradient is
+         # MaxPool3DGrad, which has no float64 kernel in TF
+         graph=False, id="max_pool3d_grad_grad"),
     Case(_max_grad_grad_fn((2, 2, 2), (1, 1, 1), "VALID", "NCDHW", op=nn_pool.MAX_POOL3D_GRAD_GRAD),
          lambda x, g: ref_max_grad_grad(x, ref_max(x, (2, 2, 2), (1, 1, 1), "VALID", cf=True), g, (2, 2, 2),
                                         (1, 1, 1), "VALID", cf=True),
          [((1, 2, 3, 3, 4), (1, 2, 3, 3, 4))], ("float32",), ops=("MaxPool3DGradGrad",), gen=_tie_gen, grad=False,
-         id="max_pool3d_grad_grad_ties_ncdhw"),  # grad=False: ties on purpose
+         graph=False, id="max_pool3d_grad_grad_ties_ncdhw"),  # grad=False: ties on purpose; graph: NumPy ref pool
     # the argmax gradient (TF's MaxPoolGradWithArgmax) and its gradient
     Case(_argmax_grad_fn((2, 2), (2, 2), "SAME", False), lambda x, g: ref_max_grad(x, g, (2, 2), (2, 2), "SAME"),
          [((2, 5, 5, 3), (2, 3, 3, 3))], ("float32", "float64", "int32"), ops=("MaxPoolGradWithArgmax",),
@@ -490,3 +492,4 @@ def test_max_pool_grad_all_minus_inf_goes_to_first_valid_element():
     x = tf.constant(np.full((1, 2, 2, 1), -np.inf, np.float32))
     g = bind(nn_pool.MAX_POOL_GRAD, x, x, tf.ones([1, 2, 2, 1]), **_grad_attrs((3, 3), (1, 1), "SAME"))
     np.testing.assert_array_equal(g.numpy().ravel(), [4, 0, 0, 0])  # as TF
+test_compiled = compiled_tests(CASES)

@@ -5,7 +5,7 @@ import warnings
 import ml_dtypes
 import numpy as np
 import scipy.special
-from opcheck import Case, Err, make, op_tests
+from opcheck import Case, Err, make, compiled_tests, op_tests
 
 import tensorlet as tf
 
@@ -296,3 +296,4 @@ def test_dtypes_and_shapes():
     assert tf.math.count_nonzero(tf.constant([1, 0]), dtype=tf.bool).dtype == tf.bool
     assert tf.math.reduce_euclidean_norm(tf.constant([3 + 4j, 0])).numpy() == 5 + 0j
     assert tf.sparse is not None if hasattr(tf, "sparse") else True
+test_compiled = compiled_tests(CASES)

@@ -2,7 +2,7 @@
 
 import ml_dtypes
 import numpy as np
-from opcheck import Case, Err, make, op_tests
+from opcheck import Case, Err, make, compiled_tests, op_tests
 
 import tensorlet as tf
 
@@ -270,3 +270,4 @@ def test_cumulative_logsumexp_is_stable():
 def test_integer_scans_wrap_in_their_dtype():
     np.testing.assert_array_equal(tf.cumsum(tf.constant([100, 100], tf.int8)).numpy(), [100, -56])
     assert tf.math.cumprod(tf.constant([2, 3], tf.uint32)).dtype == tf.uint32
+test_compiled = compiled_tests(CASES)

@@ -2,7 +2,8 @@
 
 import ml_dtypes
 import numpy as np
-from opcheck import Case, Err, make, op_tests
+import pytest
+from opcheck import Case, Err, make, compiled_tests, op_tests
 
 import tensorlet as tf
 
@@ -253,7 +254,8 @@ CASES = (
          gen=lambda rng, s, d: [np.array([b"b", b"a", b"b", b"c", b"a"], dtype=object)], id="unique_strings"),
     # confusion matrix
     Case(tf.math.confusion_matrix, _confusion_ref(), [((12,),), ((1,),)], ("int32", "int64"),
-         gen=_confusion_gen(False), ops=("UnsortedSegmentSum", "Reshape")),
+         gen=_confusion_gen(False), ops=("UnsortedSegmentSum", "Reshape"),
+         graph=False),  # num_classes=None inside tf.function raises (tensorlet needs a static class count)
     Case(lambda a, b: tf.math.confusion_matrix(a, b, num_classes=6, dtype=tf.float64),
          _confusion_ref(6, np.float64), [((10,),)], ("int32",), gen=_confusion_gen(False),
          ops=("UnsortedSegmentSum",), id="confusion_matrix_num_classes"),
@@ -262,7 +264,7 @@ CASES = (
          ops=("UnsortedSegmentSum",), id="confusion_matrix_weights"),
     Case(lambda a, b, w: tf.math.confusion_matrix(a, b, weights=w), _confusion_ref(None, np.int32), [((10,),)],
          ("float32",), gen=_confusion_gen(True), ops=("UnsortedSegmentSum",), id="confusion_matrix_int_weights",
-         grad=False),  # the float inputs are class ids (cast to int) and the result is integer
+         grad=False, graph=False),  # class ids as floats (integer result); no num_classes: eager only
 ]
 
 D4 = tf.constant([1.0, 2.0, 3.0, 4.0])
@@ -380,3 +382,15 @@ def test_segment_accumulation_matches_tf():
     assert tf.math.segment_mean(tf.ones([300], tf.int8), zeros).numpy()[0] == 1  # integer means do not
     assert tf.math.segment_mean(tf.ones([300], tf.bfloat16) * 3, zeros).numpy()[0] == 3.40625  # float: in dtype
     assert tf.math.unsorted_segment_sum(tf.ones([3000], tf.float16), tf.zeros([3000], tf.int32), 1).numpy()[0] == 2048
+test_compiled = compiled_tests(CASES)
+
+
+def test_confusion_matrix_traced_needs_num_classes():
+    f = tf.function(lambda a, b: tf.math.confusion_matrix(a, b))
+    with pytest.raises(ValueError, match="num_classes"):
+        f(tf.constant([1, 2]), tf.constant([2, 2]))
+    g = tf.function(lambda a, b: tf.math.confusion_matrix(a, b, num_classes=3))
+    np.testing.assert_array_equal(g(tf.constant([1, 2]), tf.constant([2, 2])).numpy(),
+                                  [[0, 0, 0], [0, 0, 1], [0, 0, 1]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="out of bound"):
+        g(tf.constant([1, 5]), tf.constant([2, 2]))

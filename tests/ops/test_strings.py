@@ -6,7 +6,7 @@ String ops run on NumPy only: XLA has no string type, so every case here is ``ja
 import re
 
 import numpy as np
-from opcheck import Case, Err, op_tests
+from opcheck import Case, Err, compiled_tests, op_tests
 
 import tensorlet as tf
 
@@ -279,3 +279,4 @@ def test_regex_is_utf8_aware_and_rewrite_like_re2():
 def test_substr_negative_len_utf8_is_empty():
     assert tf.strings.substr("héllo", 1, -1, unit="UTF8_CHAR").numpy() == b""
     assert tf.strings.substr("hello", 1, -1).numpy() == b"ello"
+test_compiled = compiled_tests(CASES)

@@ -110,12 +110,17 @@ def error_code_from_exception_type(cls):
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def _is_runtime_file(fn: str) -> bool:
+    """Frames of the XLA runtime (jax) are not the user's code either."""
+    return f"{os.sep}jax{os.sep}" in fn or f"{os.sep}jaxlib{os.sep}" in fn
+
+
 def user_frame():
     """(filename, lineno, source line) of the innermost frame outside tensorlet, or None."""
     f = sys._getframe(1)
     while f is not None:
         fn = f.f_code.co_filename
-        if not fn.startswith(_PKG_DIR) and not fn.startswith("<frozen"):
+        if not fn.startswith(_PKG_DIR) and not fn.startswith("<frozen") and not _is_runtime_file(fn):
             line = linecache.getline(fn, f.f_lineno).strip()
             return fn, f.f_lineno, line
         f = f.f_back
@@ -143,3 +148,15 @@ def op_error(cls, op_name: str, message: str):
 
 def invalid_argument(op_name: str, message: str):
     return op_error(InvalidArgumentError, op_name, message)
+
+
+def relocate(e: OpError, loc: str) -> OpError:
+    """``e`` with its trailing "(at file:line: ...)" replaced by ``loc`` (where a graph op was created)."""
+    if not loc or not e.op:
+        return e
+    msg = e.message
+    tag = f"[Op:{e.op}]"
+    cut = msg.find(tag)
+    if cut < 0:
+        return e
+    return type(e)(None, e.op, msg[:cut + len(tag)] + loc)

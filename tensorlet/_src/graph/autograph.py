@@ -46,7 +46,7 @@ def convert(fn):
         conv = convert(fn.func)
         return fn if conv is fn.func else functools.partial(conv, *fn.args, **fn.keywords)
     if not isinstance(fn, types.FunctionType):
-        call = getattr(type(fn), "__call__", None)
+        call = type(fn).__dict__.get("__call__") or getattr(type(fn), "__call__", None)  # noqa: B004
         if isinstance(call, types.FunctionType) and not _skip(call):
             conv = convert(call)
             if conv is not call:

@@ -143,11 +143,30 @@ class ConcreteFunction:
             return self._compiled(arrays)
         if self._jit is True or (self._jit is None and self._calls >= 2):
             if self._no_xla is None and self._try_compile():
-                return self._compiled(arrays)
+                return self._first_compiled_call(arrays)
         plan = self._plan
         if plan is None:
             plan = self._plan = Plan(self.graph)
         return plan.run(arrays)
+
+    def _first_compiled_call(self, arrays):
+        """The first XLA call compiles; a lowering jax rejects (value-dependent shapes it could not see while
+        tracing) falls back to the NumPy executor, as a graph with no lowering does."""
+        from tensorlet._src.graph.jaxrt import jax
+        from tensorlet._src.graph.lowering import NotLowerable
+
+        try:
+            return self._compiled(arrays)
+        except (jax.errors.ConcretizationTypeError, jax.errors.NonConcreteBooleanIndexError,
+                jax.errors.TracerArrayConversionError, jax.errors.TracerBoolConversionError,
+                jax.errors.TracerIntegerConversionError) as e:
+            self._compiled = None
+            self._no_xla = NotLowerable("?", f"cannot be compiled: {type(e).__name__}")
+            if self._jit is True:
+                raise
+            plan = self._plan or Plan(self.graph)
+            self._plan = plan
+            return plan.run(arrays)
 
     def _try_compile(self):
         from tensorlet._src.graph.lowering import Compiled, NotLowerable

@@ -98,7 +98,7 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
     pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, dict) else list(pred_fn_pairs)
     for p, fn in pairs:
         if not callable(fn):
-            raise TypeError("fn for pred %s must be callable." % getattr(p, "name", p))
+            raise TypeError(f"fn for pred {getattr(p, 'name', p)} must be callable.")
     if default is None:
         if not pairs:
             raise ValueError("pred_fn_pairs must not be empty when default is None")

@@ -42,7 +42,7 @@ class Plan:
             else:
                 ins = tuple(slot(t) for t in node.inputs)
                 outs = tuple(slot(t) for t in node.outputs)
-                self.steps.append((op.np_fn, ins, node.attrs, outs, op.n_out != 1, op))
+                self.steps.append((op.np_fn, ins, node.attrs, outs, op.n_out != 1, op, node.loc))
         self.arg_slots = [slots[id(t)] for t in graph.inputs if id(t) in slots]
         outs = graph.outputs if targets is None else targets
         self.out_slots = [slot(t) for t in outs]
@@ -58,13 +58,15 @@ class Plan:
             env[s] = var._v
         for s, a in zip(self.arg_slots, args):
             env[s] = a
-        for fn, ins, attrs, outs, multi, op in self.steps:
+        for fn, ins, attrs, outs, multi, op, loc in self.steps:
             vals = [env[i] for i in ins]
-            if op.check is not None:
-                op.check(*[_eager(v) for v in vals], **attrs)
             try:
+                if op.check is not None:
+                    op.check(*[_eager(v) for v in vals], **attrs)
                 r = fn(*vals, **attrs)
-            except errors.OpError:
+            except errors.OpError as e:
+                if loc:
+                    raise errors.relocate(e, loc) from None
                 raise
             except registry._KERNEL_ERRORS as e:
                 raise registry.translate(op, [_eager(v) for v in vals], attrs, e) from None

@@ -448,7 +448,7 @@ def _flat_keys(key):
 
 
 def _check_signature(name, sig, args):
-    for i, (spec, a) in enumerate(zip(sig, args)):
+    for spec, a in zip(sig, args):
         for s, x in zip(nest.flatten(spec), nest.flatten(a)):
             if not isinstance(s, _SpecLike):
                 continue

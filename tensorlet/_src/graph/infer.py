@@ -69,7 +69,14 @@ def _abstract(op, ins, attrs):
     except _ValueDependent:
         return _unknown(op, ins, attrs, keep_rank=True)
     except _NoJax:
-        return _numpy_dummy(op, ins, attrs)
+        try:
+            return _numpy_dummy(op, ins, attrs)
+        except Exception:  # noqa: BLE001 - the kernel rejects dummy values: shapes unknown until run time
+            return _unknown(op, ins, attrs, keep_rank=True)
+    except Exception:
+        if has_unknown:  # stand-in sizes the op rejects (e.g. squeezing an unknown dim): shapes unknown
+            return _unknown(op, ins, attrs, keep_rank=True)
+        raise
 
 
 class _NoJax(Exception):
@@ -105,12 +112,16 @@ def _eval_jax(op, ins, attrs, sentinel):
     try:
         out = jax.eval_shape(f, *[args[i] for i in abstract_idx])
     except (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
-            jax.errors.TracerBoolConversionError, jax.errors.TracerIntegerConversionError) as e:
+            jax.errors.TracerBoolConversionError, jax.errors.TracerIntegerConversionError,
+            jax.errors.NonConcreteBooleanIndexError) as e:
         raise _ValueDependent from e
     except (NotImplementedError, AttributeError) as e:
         raise _NoJax from e
     except TypeError as e:
-        if "tracer" in str(e).lower() or "abstract" in str(e).lower():
+        msg = str(e).lower()
+        if "not a valid jax type" in msg:
+            raise _NoJax from e
+        if "tracer" in msg or "abstract" in msg:
             raise _ValueDependent from e
         raise
     outs = out if isinstance(out, (list, tuple)) else (out,)
@@ -124,7 +135,7 @@ def _dummy(t):
     if t._const is not None:
         return t._const
     if t.dtype is _dt.string:
-        return np.full(shape, b"", dtype=object)
+        return np.full(shape, b"0123456789abcdef", dtype=object)
     return np.ones(shape, t.dtype._np)
 
 

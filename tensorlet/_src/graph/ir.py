@@ -51,7 +51,7 @@ READ_VAR = _graph_only("ReadVariableOp")  # attrs: var (the Variable); the value
 
 
 class Node:
-    __slots__ = ("id", "op", "inputs", "attrs", "outputs", "name", "__weakref__")
+    __slots__ = ("id", "op", "inputs", "attrs", "outputs", "name", "loc", "__weakref__")
 
     def __init__(self, graph, op, inputs, attrs, specs, name=None):
         self.id = next(graph._ids)
@@ -59,6 +59,7 @@ class Node:
         self.inputs = list(inputs)
         self.attrs = attrs
         self.name = name or f"{op.name}_{self.id}"
+        self.loc = ""  # " (at file.py:LINE: source)" for nodes whose run-time errors must name the user's line
         self.outputs = [GraphTensor(graph, self, i, s.shape, s.dtype) for i, s in enumerate(specs)]
 
     @property

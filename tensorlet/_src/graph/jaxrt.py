@@ -17,6 +17,10 @@ def _load():
     if _loaded is None:
         jax_mod = importlib.import_module("jax")
         jax_mod.config.update("jax_enable_x64", True)
+        import logging
+
+        # tensorlet re-raises errors of host callbacks (tf.debugging.assert_* in compiled code) as TF errors
+        logging.getLogger("jax._src.debugging").setLevel(logging.CRITICAL)
         _loaded = (jax_mod, importlib.import_module("jax.numpy"), importlib.import_module("jax.lax"))
     return _loaded
 

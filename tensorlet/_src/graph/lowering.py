@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorlet._src.framework import dtypes as _dt
+from tensorlet._src.framework import errors
 from tensorlet._src.graph.ir import CONST, PLACEHOLDER, READ_VAR, Graph
 
 BAKE_MAX_ELEMENTS = 4096  # constants up to this size are compiled in; larger ones are arguments
@@ -25,15 +26,40 @@ class NotLowerable(Exception):
         self.reason = reason
 
 
+HOST_SINKS = frozenset(("PrintV2", "Assert"))  # effects XLA runs as host callbacks (jax.debug.callback)
+HOST_SOURCES = frozenset(("StringFormat", "AsString"))  # string-producing ops allowed when feeding a sink only
+
+
+def host_nodes(graph: Graph) -> set:
+    """ids of nodes that run on the host inside a compiled function: printing/asserting and the string ops
+    (formatting, string constants) that only feed them."""
+    consumers = {}
+    for node in graph.nodes:
+        for t in node.inputs:
+            consumers.setdefault(id(t.node), []).append(node)
+    host = set()
+    for node in reversed(graph.nodes):
+        if node.op.name in HOST_SINKS:
+            host.add(id(node))
+        elif node.op.name in HOST_SOURCES or (node.op is CONST and node.attrs["value"].dtype == object):
+            users = consumers.get(id(node), [])
+            if users and all(id(u) in host for u in users):
+                host.add(id(node))
+    return host
+
+
 def check_lowerable(graph: Graph):
+    host = host_nodes(graph)
     for node in graph.nodes:
         op = node.op
+        if id(node) in host:
+            continue
         if op in (PLACEHOLDER, CONST, READ_VAR):
             if op is CONST and node.attrs["value"].dtype == object:
                 raise NotLowerable("Const", "holds strings (XLA has no string type)")
             continue
         if getattr(op, "no_lowering", False):
-            raise NotLowerable(op.name, getattr(op, "no_lowering_reason", "has no XLA lowering"))
+            raise NotLowerable(op.name, getattr(op, "no_lowering_reason", None) or "has no XLA lowering")
         if op.name in ("If", "While", "VJP"):
             from tensorlet._src.graph.control_ops import lowerable_reason
 
@@ -43,20 +69,12 @@ def check_lowerable(graph: Graph):
         for t in list(node.inputs) + list(node.outputs):
             if t.dtype is _dt.string:
                 raise NotLowerable(op.name, "works on strings (XLA has no string type)")
-            if t.shape.rank is None or any(d is None for d in t.shape.as_list()) and _value_dependent(node):
-                raise NotLowerable(op.name, "has an output shape that depends on input values")
+        if all(t.shape.is_fully_defined() for t in node.inputs) and not all(
+                t.shape.is_fully_defined() for t in node.outputs):
+            raise NotLowerable(op.name, "has an output shape that depends on input values")
         for v in node.attrs.values():
             if isinstance(v, Graph):
                 check_lowerable(v)
-
-
-def _value_dependent(node):
-    return node.op.name in VALUE_DEPENDENT
-
-
-# ops whose output shape depends on input values: XLA needs static shapes
-VALUE_DEPENDENT = frozenset(("Where", "Unique", "UniqueWithCounts", "DynamicPartition", "Bincount",
-                             "DenseBincount", "ListDiff", "BooleanMask"))
 
 
 def build_fn(graph: Graph):
@@ -76,8 +94,14 @@ def build_fn(graph: Graph):
 
     steps, baked, big, var_read_slots, arg_slots = [], [], [], [], []
     var_index = {id(v): i for i, v in enumerate(graph.variables)}
+    host = host_nodes(graph)
     for node in graph.nodes:
         op = node.op
+        if id(node) in host:
+            if op.name in HOST_SINKS:
+                fn, ins = _host_callback(graph, node, host)
+                steps.append((fn, tuple(slot(t) for t in ins), {}, (), True))
+            continue
         if op is PLACEHOLDER:
             arg_slots.append(slot(node.outputs[0]))
         elif op is CONST:
@@ -119,6 +143,57 @@ def build_fn(graph: Graph):
     return f, [np.asarray(v) for _, v in big]
 
 
+def _host_callback(graph, sink, host):
+    """A step running ``sink`` and its host-only ancestors (string formatting) in a ``jax.debug.callback``."""
+    from tensorlet._src.graph.executor import _eager
+
+    chain, boundary, seen = [], [], set()
+
+    def visit(node):
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        for t in node.inputs:
+            if id(t.node) in host:
+                visit(t.node)
+            elif all(b is not t for b in boundary):
+                boundary.append(t)
+        chain.append(node)
+
+    visit(sink)
+
+    def run_on_host(*arrays):
+        env = {id(t): np.asarray(a) for t, a in zip(boundary, arrays)}
+        try:
+            for node in chain:
+                if node.op is CONST:
+                    env[id(node.outputs[0])] = node.attrs["value"]
+                    continue
+                vals = [env[id(t)] for t in node.inputs]
+                if node.op.check is not None:
+                    node.op.check(*[_eager(v) for v in vals], **node.attrs)
+                out = node.op.np_fn(*vals, **node.attrs)
+                outs = (out,) if node.op.n_out == 1 else tuple(out)
+                for t, v in zip(node.outputs, outs):
+                    env[id(t)] = v
+        except Exception as e:
+            if isinstance(e, errors.OpError):
+                e = errors.relocate(e, sink.loc)
+            _host_errors.append(e)
+            raise
+
+    def step(jnp_, *arrays):
+        from tensorlet._src.graph.jaxrt import jax
+
+        jax.debug.callback(run_on_host, *arrays, ordered=True)
+        return ()
+
+    return step, boundary
+
+
+_host_errors: list = []
+
+
 def _as_array(v):
     from tensorlet._src.graph.jaxrt import jnp
 
@@ -145,7 +220,19 @@ class Compiled:
 
     def __call__(self, args):
         vals = [v._v for v in self.read_vars]
-        outs, finals = self.jitted(vals, list(args), self.big)
+        del _host_errors[:]
+        try:
+            outs, finals = self.jitted(vals, list(args), self.big)
+            if _host_errors:
+                from tensorlet._src.graph.jaxrt import jax
+
+                jax.effects_barrier()
+        except Exception:
+            if _host_errors:
+                raise _host_errors[-1] from None
+            raise
+        if _host_errors:
+            raise _host_errors[-1]
         for var, value in zip(self.written, finals):
             var._v = np.asarray(value)
         return [np.asarray(o) for o in outs]

@@ -13,14 +13,16 @@ from __future__ import annotations
 import numpy as np
 
 from tensorlet._src.framework import dtypes as _dt
+from tensorlet._src.framework import errors
 from tensorlet._src.framework import variables as _variables
 from tensorlet._src.framework.context import ctx
 from tensorlet._src.framework.tensor import EagerTensor, Tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.graph import infer
-from tensorlet._src.graph.ir import CONST, READ_VAR, Graph, GraphTensor, Spec
+from tensorlet._src.graph.ir import READ_VAR, Graph, GraphTensor, Spec
 from tensorlet._src.ops import registry
 
+_LOCATED = frozenset(("Assert", "PrintV2", "CheckNumerics"))
 FOLD_MAX_ELEMENTS = 1024  # fold constant subexpressions at trace time when the result is at most this big
 _SHAPE_OPS = frozenset(("Shape", "Size", "Rank", "ShapeN"))
 # ops never folded: side effects, or values that must differ per call
@@ -57,6 +59,8 @@ class Tracer:
                 raise type(e)(f"{e} (while tracing op {op.name} on inputs "
                               f"{', '.join(repr(t.spec) for t in ins)})") from None
             node = self.graph.add(op, ins, attrs, specs)
+            if op.stateful or op.name in _LOCATED:
+                node.loc = errors.user_location()  # run-time errors of effects name the line that made them
             r = node.outputs[0] if op.n_out == 1 else tuple(node.outputs)
         if ctx.tapes and registry.tape_hook is not None:
             registry.tape_hook(op, ins, attrs, r)

@@ -70,10 +70,10 @@ def binary(op, x, y):
     cy = y.__class__
     if cx is Variable:  # read once (the read is what a tape watches)
         x = x.value()
-        cx = EagerTensor
+        cx = x.__class__  # EagerTensor, or a graph tensor while tracing
     if cy is Variable:
         y = y.value()
-        cy = EagerTensor
+        cy = y.__class__
     if cx is EagerTensor:
         if cy is EagerTensor:
             if x._v.dtype is y._v.dtype:

@@ -524,17 +524,31 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
                                               f"{errors.shape_str(lab.shape)} != values[1].shape = "
                                               f"{errors.shape_str(pred.shape)}")
     lab, pred = reshape(lab, (-1,)), reshape(pred, (-1,))
-    for what, v in (("labels", lab), ("predictions", pred)):
-        if bool(reduce_any(less(v, 0))):
-            raise errors.invalid_argument("assert_non_negative", f"`{what}` contains negative values.  Condition "
-                                                                 "x >= 0 did not hold element-wise")
-    if num_classes is None:
-        n = int(reduce_max(maximum(lab, pred))) + 1 if lab.shape[0] else 0
-    else:
+    from tensorlet._src.framework.context import executing_eagerly
+
+    if not executing_eagerly():  # traced: the value checks become graph assertions
+        if num_classes is None:
+            raise ValueError("tf.math.confusion_matrix inside tf.function needs `num_classes` in tensorlet (its "
+                             "output shape would otherwise depend on the label values)")
         n = int(static(num_classes))
+        from tensorlet._src.ops.debugging import assert_less, assert_non_negative
+
         for what, v in (("labels", lab), ("predictions", pred)):
-            if lab.shape[0] and int(reduce_max(v)) >= n:
-                raise errors.invalid_argument("assert_less", f"`{what}` out of bound  Condition x < y did not hold.")
+            assert_non_negative(v, message=f"`{what}` contains negative values")
+            assert_less(v, T.constant(n, D.int64), message=f"`{what}` out of bound")
+    else:
+        for what, v in (("labels", lab), ("predictions", pred)):
+            if bool(reduce_any(less(v, 0))):
+                raise errors.invalid_argument("assert_non_negative", f"`{what}` contains negative values.  "
+                                                                     "Condition x >= 0 did not hold element-wise")
+        if num_classes is None:
+            n = int(reduce_max(maximum(lab, pred))) + 1 if lab.shape[0] else 0
+        else:
+            n = int(static(num_classes))
+            for what, v in (("labels", lab), ("predictions", pred)):
+                if lab.shape[0] and int(reduce_max(v)) >= n:
+                    raise errors.invalid_argument("assert_less", f"`{what}` out of bound  Condition x < y did not "
+                                                                 "hold.")
     if weights is None:
         values = T.ones((lab.shape[0],), dtype=dtype)
     else:

@@ -18,8 +18,8 @@ class Spec(NamedTuple):
     dtype: _dt.DType
 
 
-def same(x, **attrs) -> Spec:
-    """Elementwise unary: output has the input's shape and dtype."""
+def same(x, *others, **attrs) -> Spec:
+    """Elementwise: output has the first input's shape and dtype (also for ``XGrad(y, dy)`` ops)."""
     return Spec(x.shape, x.dtype)
 
 
@@ -57,6 +57,6 @@ def broadcast_bool(x, y, **attrs) -> Spec:
 
 def with_dtype(dtype):
     """Unary rule with a fixed output dtype (``is_nan`` -> bool)."""
-    def rule(x, **attrs):
+    def rule(x, *others, **attrs):
         return Spec(x.shape, dtype)
     return rule
