@@ -5,3 +5,4 @@ from tensorlet._src.graph import control_flow, functional_ops, tensor_array  # n
 from tensorlet._src.graph import function as _function
 
 _variables.creation_hook = _function.on_variable_created
+from tensorlet._src.graph import py_func  # noqa: F401, E402

@@ -104,6 +104,10 @@ def _nondeterministic_ints(n):
 
 def stream(op_name, dtype, op_seed, nsamples):
     """(key, counter) tensors for one stateful call of ``op_name``, advancing its stream."""
+    from tensorlet._src.framework.context import ctx
+
+    if ctx.interp is not None and hasattr(ctx.interp, "read_variable"):
+        return _graph_stream(op_seed, nsamples)
     had_op_seed = op_seed is not None
     g, op = get_seed(op_seed)
     if g is None:
@@ -117,6 +121,30 @@ def stream(op_name, dtype, op_seed, nsamples):
         offset = 0  # a fresh op seed from the global sequence: a new stream
     return (convert_to_tensor(np.array([g % _U64], np.uint64)),
             convert_to_tensor(np.array([offset, op % _U64], np.uint64)))
+
+
+_graph_counter = []  # the hidden uint64 variable traced stateful random ops advance on every run
+
+
+def _graph_stream(op_seed, nsamples):
+    """A stateful random op inside a traced function: its counter comes from a variable that every run of the
+    function advances, so each call draws new numbers (deterministically under tf.random.set_seed)."""
+    from tensorlet._src.framework.context import init_scope
+    from tensorlet._src.framework.variables import Variable
+    from tensorlet._src.ops.array_ops import stack
+
+    g, op = get_seed(op_seed)
+    if g is None:
+        g, op = _nondeterministic_ints(2)
+    if not _graph_counter:
+        with init_scope():
+            _graph_counter.append(Variable(np.uint64(0), trainable=False, name="graph_rng_counter"))
+    var = _graph_counter[0]
+    base = var.value()
+    var.assign_add(np.uint64(nsamples * R.BLOCKS_PER_SAMPLE))
+    key = convert_to_tensor(np.array([g % _U64], np.uint64))
+    counter = stack([base, convert_to_tensor(np.uint64(op % _U64))])
+    return key, counter
 
 
 def _size(shape):
