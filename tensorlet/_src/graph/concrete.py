@@ -19,6 +19,8 @@ from tensorlet._src.ops import registry
 from tensorlet._src.util import nest
 
 _noticed = set()
+_HEAVY = frozenset(("Conv2D", "Conv3D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "DepthwiseConv2dNative",
+                    "While", "If", "BatchMatMulV2", "MaxPool", "AvgPool"))
 
 
 class _Leaf:
@@ -46,6 +48,7 @@ class ConcreteFunction:
         self._compiled = None
         self._no_xla = None  # reason XLA cannot run this graph
         self._backward = None
+        self._packer = self._make_packer()
 
     @classmethod
     def from_trace(cls, graph, tracer, structured_args, out, function):
@@ -134,20 +137,34 @@ class ConcreteFunction:
     def _call_flat(self, tensors):
         if ctx.tapes:
             return self._call_recorded(tensors)
-        return self._pack(self._run([t._v if t.__class__ is EagerTensor else convert_to_tensor(t)._v
-                                     for t in tensors]))
+        return self._packer(self._run([t._v if t.__class__ is EagerTensor else convert_to_tensor(t)._v
+                                       for t in tensors]))
 
     def _run(self, arrays):
         self._calls += 1
         if self._compiled is not None:
             return self._compiled(arrays)
-        if self._jit is True or (self._jit is None and self._calls >= 2):
+        if self._jit is True or (self._jit is None and self._calls >= 2 and self._worth_compiling()):
             if self._no_xla is None and self._try_compile():
                 return self._first_compiled_call(arrays)
         plan = self._plan
         if plan is None:
             plan = self._plan = Plan(self.graph)
         return plan.run(arrays)
+
+    def _worth_compiling(self):
+        """Tiny graphs (a few small ops) run faster on the NumPy executor than through an XLA dispatch."""
+        w = getattr(self, "_worth", None)
+        if w is None:
+            ops = [n for n in self.graph.nodes if n.op not in (PLACEHOLDER, CONST, READ_VAR)]
+            elems = 0
+            for n in ops:
+                for t in n.outputs:
+                    k = t.shape.num_elements() if t.shape.rank is not None else None
+                    elems += 10 ** 6 if k is None else k
+            heavy = any(n.op.name in _HEAVY for n in ops)
+            w = self._worth = heavy or len(ops) >= 8 or elems >= 20000
+        return w
 
     def _first_compiled_call(self, arrays):
         """The first XLA call compiles; a lowering jax rejects (value-dependent shapes it could not see while
@@ -187,6 +204,24 @@ class ConcreteFunction:
                 _noticed.add(self._name)
                 get_logger().info("tf.function '%s' runs on the NumPy graph executor: %s.", self._name, e)
             return False
+
+    def _make_packer(self):
+        """arrays -> the structured outputs; specialised for the common shapes of results."""
+        template = self._out_template
+        new = object.__new__
+
+        def wrap(a):
+            r = new(EagerTensor)
+            r._v = a
+            return r
+
+        if isinstance(template, _Leaf):
+            return lambda arrays: wrap(arrays[0])
+        if type(template) in (tuple, list) and all(isinstance(x, _Leaf) for x in template) and \
+                [x.i for x in template] == list(range(len(template))):
+            kind = type(template)
+            return lambda arrays: kind(wrap(a) for a in arrays)
+        return self._pack
 
     def _pack(self, arrays):
         outs = []

@@ -208,6 +208,7 @@ class Function:
         self._reduce_retracing = bool(reduce_retracing)
         self._instance = instance
         self._fast = {}  # raw (args, kwargs) key -> ConcreteFunction
+        self._eager_fast = {}  # ((np dtype, shape) per argument) -> ConcreteFunction, for all-eager-tensor calls
         self._cache = {}  # canonical key -> ConcreteFunction
         self._relaxed = []  # (canonical key with None dims, ConcreteFunction)
         self._trace_count = 0
@@ -264,6 +265,22 @@ class Function:
 
     # --- calling ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        c = ctx
+        if not kwargs and c.interp is None and not c.tapes:
+            # hot path: eager tensors only, a signature seen before
+            key = []
+            for a in args:
+                if a.__class__ is not EagerTensor:
+                    break
+                v = a._v
+                key.append((v.dtype, v.shape))
+            else:
+                cf = self._eager_fast.get(tuple(key))
+                if cf is not None and not _config["run_eagerly"]:
+                    return cf._packer(cf._run([a._v for a in args]))
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         if _config["run_eagerly"]:
             return self._python_function(*args, **kwargs)
         if ctx.interp is not None and not getattr(ctx.interp, "eager", False):
@@ -279,6 +296,8 @@ class Function:
             cf = self._concrete_for(args, kwargs)
             if fast_key is not None and len(self._fast) < 256:
                 self._fast[fast_key] = cf
+        if not kwargs and len(self._eager_fast) < 256 and all(a.__class__ is EagerTensor for a in args):
+            self._eager_fast[tuple((a._v.dtype, a._v.shape) for a in args)] = cf
         return cf._call_flat(self._flat_tensors(args, kwargs))
 
     def _flat_tensors(self, args, kwargs):
