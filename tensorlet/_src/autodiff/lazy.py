@@ -8,6 +8,7 @@ of gradients work.
 
 from __future__ import annotations
 
+import builtins
 import importlib
 
 from tensorlet._src.framework.tensor import EagerTensor
@@ -20,7 +21,8 @@ def __getattr__(name):
     if _tf is None:
         _tf = importlib.import_module("tensorlet")
     value = getattr(_tf, name)
-    globals()[name] = value  # cache
+    if not hasattr(builtins, name):  # cache, but never shadow a builtin (range, abs, ...) inside this module
+        globals()[name] = value
     return value
 
 

@@ -144,6 +144,35 @@ DYNAMIC_RANGE.no_lowering_reason = "is a tf.range whose length depends on run-ti
                                    "shapes; iterate it in a `for` loop, which AutoGraph turns into a while loop)"
 
 
+# --- reshape to a shape computed at run time -----------------------------------------------------------
+
+def _reshape_dyn_jax(jnp, x, shape):
+    from tensorlet._src.graph.jaxrt import jax
+
+    # shapes are static under XLA: a shape computed from tf.shape(...) is a concrete value while lowering
+    dims = jax.core.concrete_or_error(np.asarray, shape, "tf.reshape with a value-dependent shape")
+    return jnp.reshape(x, tuple(int(d) for d in np.asarray(dims).reshape(-1)))
+
+
+def _reshape_dyn_shape(x, shape):
+    n = shape.shape[0] if shape.shape.rank == 1 else None
+    dims = [None] * n if n is not None else None
+    if dims is not None and shape._const is not None:
+        dims = [None if d < 0 else int(d) for d in np.asarray(shape._const).tolist()]
+    return [Spec(TensorShape(dims), x.dtype)]
+
+
+def _reshape_dyn_grad(g, ans, x, shape):
+    from tensorlet._src.autodiff import lazy as T
+
+    return [T.reshape(g, T.shape(x)), None]
+
+
+RESHAPE_DYN = _graph_op("ReshapeDyn", lambda xp, x, shape: xp.reshape(x, tuple(np.asarray(shape).tolist())),
+                        jax_impl=_reshape_dyn_jax, shape=_reshape_dyn_shape, grad=_reshape_dyn_grad)
+RESHAPE_DYN.n_out = 1
+
+
 # --- VJP: the gradient of a control-flow op ----------------------------------------------------------
 
 def _vjp_fn(fwd, fwd_attrs, n_primal, diff_in, diff_out):

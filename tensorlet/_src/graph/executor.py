@@ -109,13 +109,17 @@ def run_graph(graph: Graph, args):
     return plan_of(graph).run(args, write_back=False)
 
 
-def evaluate_closed(t):
-    """The value of graph tensor ``t`` when it depends on no function argument (variable initial values)."""
+def evaluate_closed(t, feeds=None):
+    """The value of graph tensor ``t`` (a variable's initial value) from constants, variables and, where the
+    trace was started by a call, that call's arguments (``feeds``: id(placeholder) -> array)."""
     graph = t.graph
     nodes = _ancestors(graph, [t])
-    if any(n.op is PLACEHOLDER for n in nodes):
+    feeds = feeds or {}
+    if any(n.op is PLACEHOLDER and id(n.outputs[0]) not in feeds for n in nodes):
         raise ValueError(
             f"The value of {t.name} depends on a tf.function argument, so it cannot initialize a tf.Variable "
             "created inside the function. Create the variable outside the function (or in its first call from "
             "a value that does not depend on the arguments).")
-    return np.asarray(Plan(graph, targets=[t]).run([], write_back=True)[0])
+    plan = Plan(graph, targets=[t])
+    args = [feeds[id(ph)] for ph in graph.inputs if id(ph) in {id(n.outputs[0]) for n in nodes}]
+    return np.asarray(plan.run(args, write_back=True)[0])

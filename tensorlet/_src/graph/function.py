@@ -333,7 +333,15 @@ class Function:
             if g is not None:
                 trace_key = g
         self._check_retrace(names, key)
-        cf = self._trace(args, kwargs, trace_key, names)
+        try:
+            cf = self._trace(args, kwargs, trace_key, names)
+        except Exception:
+            if trace_key == key:
+                raise
+            # some op needs static shapes the relaxed trace does not have: specialize to this call's shapes
+            _log_specialized(self._name)
+            trace_key = key
+            cf = self._trace(args, kwargs, key, names)
         self._cache[key] = cf
         if trace_key != key:
             self._relaxed.append((trace_key, cf))
@@ -364,10 +372,22 @@ class Function:
                             f"{len(sig)} entries")
         cf = self._cache.get("signature")
         _check_signature(self._name, sig, flat_args)
-        if cf is None:
+        if cf is None and not getattr(self, "_specialize_signature", False):
             specs = nest.map_structure(lambda s: s, list(sig))
-            cf = self._trace(tuple(specs), {}, "signature", None, from_specs=True)
-            self._cache["signature"] = cf
+            try:
+                cf = self._trace(tuple(specs), {}, "signature", None, from_specs=True)
+                self._cache["signature"] = cf
+            except Exception:
+                if all(isinstance(x, _SpecLike) for x in nest.flatten(flat_args)):
+                    raise
+                self._specialize_signature = True
+                _log_specialized(self._name)
+        if cf is None:  # the signature's None dims are specialized per concrete input shape
+            names, key = self._canonical(tuple(flat_args), {})
+            cf = self._cache.get(("signature", key))
+            if cf is None:
+                cf = self._trace(tuple(flat_args), {}, key, names)
+                self._cache[("signature", key)] = cf
         return cf
 
     # --- tracing --------------------------------------------------------------------------------
@@ -399,6 +419,11 @@ class Function:
             return x
 
         structured_args = nest.map_structure(to_placeholder, (args, kwargs))
+        if not from_specs:
+            for x, ph in zip(nest.flatten((args, kwargs)), nest.flatten(structured_args)):
+                if ph is not x and isinstance(ph, Tensor) and (x.__class__ is EagerTensor or
+                                                               isinstance(x, np.ndarray)):
+                    tracer.arg_values[id(ph)] = x._v if x.__class__ is EagerTensor else np.asarray(x)
         if key is not None and not from_specs:
             structured_args = _relax_placeholders(structured_args, key, names, self._signature)
         fn = self._python_for_tracing()
@@ -469,7 +494,7 @@ def _flat_keys(key):
 def _check_signature(name, sig, args):
     for spec, a in zip(sig, args):
         for s, x in zip(nest.flatten(spec), nest.flatten(a)):
-            if not isinstance(s, _SpecLike):
+            if not isinstance(s, _SpecLike) or isinstance(x, _SpecLike):
                 continue
             t = x if isinstance(x, Tensor) else convert_to_tensor(x, dtype_hint=s.dtype)
             shape = TensorShape(s.shape)
@@ -485,6 +510,11 @@ def _trace_stack():
     if s is None:
         s = _tracing_state.stack = []
     return s
+
+
+def _log_specialized(name):
+    get_logger().info("tf.function '%s': an op needs static shapes, so the function is traced for each concrete "
+                      "input shape instead of once for the shapes with None dims.", name)
 
 
 def on_variable_created(var):
@@ -524,4 +554,3 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
 
 export_value("types.experimental.GenericFunction", __name__, "Function")
 export_value("types.experimental.PolymorphicFunction", __name__, "Function")
-_logger = get_logger

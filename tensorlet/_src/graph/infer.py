@@ -17,6 +17,7 @@ from tensorlet._src.graph.ir import Spec
 
 _SENTINELS = (1009, 1013)  # stand-ins for unknown dims (primes, unlikely to collide with real sizes)
 _cache: dict = {}
+_EFFECTS = frozenset(("PrintV2", "Assert"))
 
 
 def _freeze(v):
@@ -47,7 +48,10 @@ def specs(op, ins, attrs) -> list[Spec]:
         hit = _cache.get(key)
         if hit is not None:
             return hit
-    result = _abstract(op, ins, attrs)
+    if op.stateful or op.name in _EFFECTS:  # never run an effect to learn shapes
+        result = [] if op.n_out is None else [Spec(TensorShape(None), ins[0].dtype if ins else _dt.float32)]
+    else:
+        result = _abstract(op, ins, attrs)
     if key is not None:
         _cache[key] = result
     return result

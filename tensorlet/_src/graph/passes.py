@@ -10,6 +10,21 @@ from tensorlet._src.graph.ir import CONST, PLACEHOLDER, READ_VAR, Graph
 STATEFUL = frozenset(("PrintV2", "Assert", "PyFunc", "EagerPyFunc", "WriteScalarSummary", "WriteSummary"))
 
 
+def has_effects(node) -> bool:
+    """The node prints, asserts or calls Python (itself, or inside its control-flow sub-graphs)."""
+    op = node.op
+    if op.name in STATEFUL or getattr(op, "stateful", False):
+        return True
+    for v in node.attrs.values():
+        if isinstance(v, Graph):
+            eff = getattr(v, "_has_effects", None)
+            if eff is None:
+                eff = v._has_effects = any(has_effects(n) for n in v.nodes)
+            if eff:
+                return True
+    return False
+
+
 def optimize(graph: Graph) -> Graph:
     forward_identities(graph)
     cse(graph)
@@ -46,7 +61,7 @@ def cse(graph: Graph):
     seen, mapping = {}, {}
     for node in graph.nodes:
         op = node.op
-        if op is PLACEHOLDER or op is READ_VAR or op.name in STATEFUL or getattr(op, "stateful", False):
+        if op is PLACEHOLDER or op is READ_VAR or has_effects(node):
             continue
         try:
             if op is CONST:
@@ -74,7 +89,7 @@ def dce(graph: Graph):
     for t in graph.var_final.values():
         live.add(id(t.node))
     for node in graph.nodes:
-        if node.op is PLACEHOLDER or node.op.name in STATEFUL or getattr(node.op, "stateful", False):
+        if node.op is PLACEHOLDER or has_effects(node):
             live.add(id(node))
     for node in reversed(graph.nodes):
         if id(node) in live:

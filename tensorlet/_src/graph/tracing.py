@@ -26,7 +26,7 @@ _LOCATED = frozenset(("Assert", "PrintV2", "CheckNumerics"))
 FOLD_MAX_ELEMENTS = 1024  # fold constant subexpressions at trace time when the result is at most this big
 _SHAPE_OPS = frozenset(("Shape", "Size", "Rank", "ShapeN"))
 # ops never folded: side effects, or values that must differ per call
-NO_FOLD = set()
+NO_FOLD = {"PrintV2", "Assert", "EagerPyFunc", "PyFunc"}
 
 
 class Tracer:
@@ -38,6 +38,7 @@ class Tracer:
         self.graph = graph
         self.parent = parent  # the tracer of the enclosing graph (control-flow bodies), or None
         self.outer_tapes = ()  # the tapes active where this nested graph is used (paused while tracing it)
+        self.arg_values = {}  # id(placeholder) -> array of the call that started the trace (variable initializers)
         self.created_variables = []
 
     def outer_interp(self):
@@ -100,7 +101,7 @@ class Tracer:
     def _fold(self, op, ins, attrs):
         if op.name in _SHAPE_OPS and len(ins) >= 1 and all(t.shape.is_fully_defined() for t in ins):
             pass  # depends only on static shapes: fold even though the input value is unknown
-        elif not ins or any(t._const is None for t in ins) or op.name in NO_FOLD:
+        elif not ins or any(t._const is None for t in ins) or op.name in NO_FOLD or op.stateful:
             return None
         elif sum(t._const.size for t in ins) > 4 * FOLD_MAX_ELEMENTS:
             return None
@@ -216,7 +217,12 @@ def eager_value_of(t: GraphTensor):
         return t._const
     from tensorlet._src.graph.executor import evaluate_closed
 
-    return evaluate_closed(t)
+    tracer = ctx.interp if isinstance(ctx.interp, Tracer) else None
+    feeds = {}
+    while tracer is not None:
+        feeds.update(tracer.arg_values)
+        tracer = tracer.parent
+    return evaluate_closed(t, feeds)
 
 
 def spec_of(x) -> Spec:

@@ -46,7 +46,12 @@ def int_list(v, op_name, what="shape") -> list:
     if isinstance(v, TensorShape):
         return v.as_list()
     if isinstance(v, (Tensor, np.ndarray, np.generic)) or hasattr(v, "__tf_tensor__"):
-        a = np.asarray(t(v)._v)
+        tv = t(v)
+        if tv.__class__ is not EagerTensor:  # a graph tensor: its value must be known while tracing
+            static(tv, f"`{what}` argument of {op_name}")
+            a = np.asarray(tv._const)
+        else:
+            a = np.asarray(tv._v)
         if a.dtype.kind not in "iu":
             raise errors.invalid_argument(op_name, f"Value for attr 'T{what}' of {D.from_numpy(a.dtype).name} "
                                                    f"is not in the list of allowed values: int32, int64")
@@ -133,8 +138,26 @@ def reshape(tensor, shape, name=None):
                 shape[free] = size // n
                 return bind(RESHAPE, x, shape=tuple(shape))
     if c not in (list, tuple) or not all(d.__class__ is int for d in shape):
+        dyn = _dynamic_shape(shape)
+        if dyn is not None:  # traced with a shape known only at run time (e.g. from tf.shape of a None dim)
+            from tensorlet._src.graph.control_ops import RESHAPE_DYN
+
+            return bind(RESHAPE_DYN, x, dyn)
         shape = int_list(shape, "Reshape", "shape")
     return bind(RESHAPE, x, shape=_resolve_reshape(_dims(x), shape))
+
+
+def _dynamic_shape(shape):
+    """While tracing: ``shape`` as one int tensor when some entry is a graph value unknown until run time."""
+    parts = shape if isinstance(shape, (list, tuple)) else [shape]
+    if not any(isinstance(d, Tensor) and d.__class__ is not EagerTensor and getattr(d, "_const", None) is None
+               for d in parts):
+        return None
+    if isinstance(shape, (list, tuple)):
+        from tensorlet._src.ops.math_binary import cast
+
+        return stack([cast(t(d), _dt.int32) if isinstance(d, Tensor) else t(int(static(d)), _dt.int32) for d in shape])
+    return t(shape)
 
 
 # --- transpose -----------------------------------------------------------------------------------
