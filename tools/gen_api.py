@@ -135,8 +135,8 @@ def render(table):
             lines.append(f"from {parent} import {child}  # tensorlet.{dotted}\n")
         if mod == "":
             lines.append("\n__version__ = \"0.1.0\"\n")
-        lines.append(LAZY_MISSING.format(lazy=repr(sorted(lazy)).replace("[", "{").replace("]", "}")) if lazy
-                     else MISSING)
+        lazy_text = "{\n" + "".join(f"    {n!r},\n" for n in sorted(lazy)) + "}"
+        lines.append(LAZY_MISSING.format(lazy=lazy_text) if lazy else MISSING)
         files[path] = "".join(lines)
     return files
 

@@ -252,6 +252,11 @@ def _from_python(value) -> np.ndarray:
         return np.asarray(value, np.complex128)
     # sequences
     leaf = _first_leaf(value)
+    if isinstance(leaf, (str, bytes)):  # straight to object arrays: NumPy's 'S' dtype drops trailing b"\x00"
+        try:
+            return _strings(value)
+        except ValueError:
+            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
     try:
         a = np.array(value)
     except ValueError:
@@ -288,6 +293,8 @@ def _strings(value) -> np.ndarray:
             flat[i] = str(s).encode("utf-8")
         elif isinstance(s, np.bytes_):
             flat[i] = bytes(s)
+        elif isinstance(s, (list, tuple)):
+            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.")
         elif not isinstance(s, bytes):
             raise TypeError(f"Failed to convert elements of {value!r} to Tensor: mixed strings and {type(s).__name__}.")
     return a

@@ -106,6 +106,9 @@ class Variable:
         self._name = (scope + "/" if scope else "") + base + ":0"
         _uid[0] += 1
         self._unique_id = _uid[0]
+        interp = ctx.interp
+        if interp is not None and hasattr(interp, "variable_created"):
+            interp.variable_created(self)
 
     # --- attributes -----------------------------------------------------------------
     name = property(lambda self: self._name)
@@ -175,8 +178,8 @@ class Variable:
         """Sets the value; returns the variable (as TF does when ``read_value=True``)."""
         interp = ctx.interp
         if interp is not None and hasattr(interp, "assign_variable"):
-            interp.assign_variable(self, value, "assign")
-            return self if read_value else None
+            r = interp.assign_variable(self, value, "assign")
+            return r if r is not self else (self if read_value else None)
         v = self._coerce(value, "assign")
         self._v = np.array(v) if v is not self._v else v
         return self if read_value else None
@@ -184,16 +187,16 @@ class Variable:
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
         interp = ctx.interp
         if interp is not None and hasattr(interp, "assign_variable"):
-            interp.assign_variable(self, delta, "assign_add")
-            return self if read_value else None
+            r = interp.assign_variable(self, delta, "assign_add")
+            return r if r is not self else (self if read_value else None)
         self._v = np.add(self._v, self._coerce(delta, "assign_add")).astype(self._v.dtype, copy=False)
         return self if read_value else None
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
         interp = ctx.interp
         if interp is not None and hasattr(interp, "assign_variable"):
-            interp.assign_variable(self, delta, "assign_sub")
-            return self if read_value else None
+            r = interp.assign_variable(self, delta, "assign_sub")
+            return r if r is not self else (self if read_value else None)
         self._v = np.subtract(self._v, self._coerce(delta, "assign_sub")).astype(self._v.dtype, copy=False)
         return self if read_value else None
 

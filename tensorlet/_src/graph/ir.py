@@ -290,16 +290,22 @@ class GraphTensor(Tensor):
     def __repr__(self):
         return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
 
-    __str__ = __repr__
+    def __str__(self):
+        return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
 
     def __format__(self, spec):
-        return repr(self)
+        return str(self)
 
     def __copy__(self):
         return self
 
     def __deepcopy__(self, memo):
         return self
+
+    def __hash__(self):
+        if self.graph.name == "v1_graph":  # TF1 graph tensors are hashable (feed_dict keys)
+            return id(self)
+        return Tensor.__hash__(self)
 
 
 def check_same_graph(t: GraphTensor, graph) -> None:

@@ -70,11 +70,13 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     """
     a, b = same_dtype("MatMul", a, b)
     ra, rb = a.ndim, b.ndim
-    if ra < 2 or rb < 2:
+    if ra is None or rb is None:  # a TF1 placeholder of unknown rank: the kernel checks at run time
+        ra = rb = 2 if ra is None and rb is None else (ra or rb)
+    elif ra < 2 or rb < 2:
         raise errors.invalid_argument("MatMul", f"In[0] and In[1] ndims must be == 2: {min(ra, rb)}"
                                       f" (shapes {errors.shape_str(a.shape)} and {errors.shape_str(b.shape)})")
-    ka = a.shape[-2] if (transpose_a or adjoint_a) else a.shape[-1]
-    kb = b.shape[-1] if (transpose_b or adjoint_b) else b.shape[-2]
+    ka = None if a.shape.rank is None else a.shape[-2] if (transpose_a or adjoint_a) else a.shape[-1]
+    kb = None if b.shape.rank is None else b.shape[-1] if (transpose_b or adjoint_b) else b.shape[-2]
     if ka is not None and kb is not None and ka != kb:
         name = "MatMul" if ra == rb == 2 else "BatchMatMulV3"
         raise errors.invalid_argument(
