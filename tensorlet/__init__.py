@@ -12,6 +12,11 @@ from tensorlet._src.autodiff.tape import (
     GradientTape,
     UnconnectedGradients,
 )
+from tensorlet._src.data.structure import (
+    TensorSpec,
+    TypeSpec,
+    type_spec_from_value,
+)
 from tensorlet._src.framework.context import (
     executing_eagerly,
     get_current_name_scope,
@@ -67,6 +72,38 @@ from tensorlet._src.framework.variables import (
     Variable,
     VariableAggregation,
     VariableSynchronization,
+)
+from tensorlet._src.graph.control_flow import (
+    case,
+    cond,
+    switch_case,
+    while_loop,
+)
+from tensorlet._src.graph.function import (
+    function,
+)
+from tensorlet._src.graph.functional_ops import (
+    foldl,
+    foldr,
+    map_fn,
+    scan,
+    vectorized_map,
+)
+from tensorlet._src.graph.py_func import (
+    numpy_function,
+    py_function,
+)
+from tensorlet._src.graph.tensor_array import (
+    TensorArray,
+)
+from tensorlet._src.graph.v1 import (
+    Graph,
+    gradients,
+    group,
+)
+from tensorlet._src.io.sparse import (
+    SparseTensor,
+    SparseTensorSpec,
 )
 from tensorlet._src.ops.array_extra import (
     batch_to_space,
@@ -260,11 +297,30 @@ from tensorlet import nest  # tensorlet.nest
 from tensorlet import nn  # tensorlet.nn
 from tensorlet import random  # tensorlet.random
 from tensorlet import strings  # tensorlet.strings
+from tensorlet import types  # tensorlet.types
 
 __version__ = "0.1.0"
 
 
+_LAZY = {
+    'data',
+    'io',
+    'keras',
+    'sparse',
+    'summary',
+    'train',
+}
+
+
 def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     from tensorlet._src.api_missing import missing
 
     raise missing(__name__, name)
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY)

@@ -13,6 +13,10 @@ from tensorlet._src.framework.device import (
     set_soft_device_placement,
     set_visible_devices,
 )
+from tensorlet._src.graph.function import (
+    functions_run_eagerly,
+    run_functions_eagerly,
+)
 from tensorlet.config import experimental  # tensorlet.config.experimental
 
 

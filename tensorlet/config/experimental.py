@@ -9,6 +9,9 @@ from tensorlet._src.framework.device import (
     list_physical_devices,
     set_visible_devices,
 )
+from tensorlet._src.graph.function import (
+    set_retracing_policy,
+)
 
 
 def __getattr__(name):

@@ -7,6 +7,40 @@ from tensorlet._src.framework.tensor_shape import (
     Dimension,
     dimension_value,
 )
+from tensorlet._src.graph.py_func import (
+    numpy_function,
+    numpy_function as py_func,
+)
+from tensorlet._src.graph.v1 import (
+    AUTO_REUSE,
+    Graph,
+    Session,
+    Session as InteractiveSession,
+    add_to_collection,
+    disable_eager_execution,
+    disable_eager_execution as disable_v2_behavior,
+    enable_eager_execution,
+    enable_eager_execution as enable_v2_behavior,
+    executing_eagerly_outside_functions,
+    get_collection,
+    get_default_graph,
+    get_default_session,
+    get_variable,
+    get_variable_scope,
+    global_variables,
+    global_variables as all_variables,
+    global_variables_initializer,
+    global_variables_initializer as initialize_all_variables,
+    gradients,
+    local_variables_initializer,
+    placeholder,
+    placeholder_with_default,
+    reset_default_graph,
+    trainable_variables,
+    variable_scope,
+    variables_initializer,
+    variables_initializer as initialize_variables,
+)
 from tensorlet.compat.v1 import nn  # tensorlet.compat.v1.nn
 
 

@@ -1,0 +1,1 @@
+"""tf.data: input pipelines (loaded lazily on first use of ``tf.data``)."""

@@ -1,0 +1,219 @@
+"""Worker threads: ``prefetch``, parallel ``map`` and parallel ``interleave``.
+
+NumPy kernels release the GIL, so a NumPy-heavy map function scales across threads.  Memory is bounded:
+``prefetch(n)`` holds at most ``n`` produced elements, a parallel map at most ``2 * num_parallel_calls``
+elements in flight.  Threads are daemons that never reference the user's iterator; they stop when the
+iterator is exhausted, closed, or garbage collected (its ``IterCtx`` runs their cleanups).
+
+>>> ds = tf.data.Dataset.range(8).map(lambda x: x * x, num_parallel_calls=tf.data.AUTOTUNE).prefetch(2)
+>>> [int(x) for x in ds][:4]
+[0, 1, 4, 9]
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures as cf
+import queue
+import threading
+
+from tensorlet._src.data.dataset_ops import AUTOTUNE, static_int
+from tensorlet._src.data.transformations import UnaryDataset, _InterleaveDataset, _MapDataset, num_workers
+from tensorlet._src.framework import errors
+
+__all__ = ["PrefetchDataset", "ParallelMapDataset", "ParallelInterleaveDataset", "background", "AUTOTUNE_PREFETCH"]
+
+AUTOTUNE_PREFETCH = 4  # elements buffered by prefetch(AUTOTUNE)
+_POLL = 0.1  # seconds between stop checks of blocked workers
+_ITEM, _END, _ERR = 0, 1, 2
+
+
+def background(gen, size, ictx, name="tensorlet-data-prefetch"):
+    """Run generator ``gen`` in a daemon thread, buffering up to ``size`` items; yields them in order."""
+    q = queue.Queue(maxsize=max(1, size))
+    stop = threading.Event()
+
+    def put(item):
+        while not stop.is_set() and not ictx.stop.is_set():
+            try:
+                q.put(item, timeout=_POLL)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def worker():
+        try:
+            for item in gen:
+                if not put((_ITEM, item)):
+                    return
+            put((_END, None))
+        except BaseException as e:  # forwarded to the consumer, raised there in order
+            put((_ERR, e))
+        finally:
+            try:
+                getattr(gen, "close", _noop)()
+            except (ValueError, RuntimeError):
+                pass
+
+    t = threading.Thread(target=worker, name=name, daemon=True)
+
+    def cleanup():
+        stop.set()
+
+    ictx.on_close(cleanup)
+    t.start()
+    try:
+        while True:
+            try:
+                kind, item = q.get(timeout=_POLL)
+            except queue.Empty:
+                if stop.is_set() or ictx.stop.is_set():
+                    return
+                if not t.is_alive() and q.empty():
+                    return
+                continue
+            if kind == _ITEM:
+                yield item
+            elif kind == _END:
+                return
+            else:
+                raise item
+    finally:
+        stop.set()
+
+
+class PrefetchDataset(UnaryDataset):
+    def __init__(self, input_dataset, buffer_size, name=None):
+        super().__init__(input_dataset, name)
+        b = static_int(buffer_size, "buffer_size")
+        if b < -1:
+            raise errors.InvalidArgumentError(None, "PrefetchDataset", "buffer_size must be >= -1 "
+                                                                       "(-1 is AUTOTUNE), got " f"{b}")
+        self._buffer = AUTOTUNE_PREFETCH if b == AUTOTUNE else b
+        self._set_spec(input_dataset.element_spec)
+
+    def _gen(self, ictx):
+        if self._buffer == 0:
+            return self._input._gen(ictx)
+        return background(self._input._gen(ictx), self._buffer, ictx)
+
+
+PrefetchDataset.__name__ = PrefetchDataset.__qualname__ = "_PrefetchDataset"
+
+
+class WorkerPool:
+    """``n`` daemon threads running submitted calls; results are ``concurrent.futures.Future``s."""
+
+    def __init__(self, n, name="tensorlet-data-map"):
+        self._tasks = queue.SimpleQueue()
+        self._threads = [threading.Thread(target=self._run, args=(self._tasks,), name=name, daemon=True)
+                         for _ in range(n)]
+        for t in self._threads:
+            t.start()
+
+    @staticmethod
+    def _run(tasks):
+        while True:
+            item = tasks.get()
+            if item is None:
+                return
+            fut, fn, arg = item
+            if not fut.set_running_or_notify_cancel():
+                continue
+            try:
+                fut.set_result(fn(arg))
+            except BaseException as e:
+                fut.set_exception(e)
+
+    def submit(self, fn, arg):
+        fut = cf.Future()
+        self._tasks.put((fut, fn, arg))
+        return fut
+
+    def shutdown(self):
+        for _ in self._threads:
+            self._tasks.put(None)
+
+
+def _deterministic(ds, deterministic):
+    if deterministic is not None:
+        return bool(deterministic)
+    d = ds.options().deterministic
+    return True if d is None else bool(d)
+
+
+class ParallelMapDataset(_MapDataset):
+    def __init__(self, input_dataset, map_func, num_parallel_calls, deterministic=None, name=None):
+        super().__init__(input_dataset, map_func, num_parallel_calls, deterministic, name)
+        self._workers = num_workers(num_parallel_calls)
+
+    def _gen(self, ictx):
+        n = self._workers
+        if n <= 1:
+            return _MapDataset._gen(self, ictx)
+        return self._gen_parallel(ictx, n)
+
+    def _gen_parallel(self, ictx, n):
+        fn = self._fn
+        me = id(self)
+        det = _deterministic(self, self._deterministic)
+        pool = WorkerPool(n)
+        ictx.on_close(pool.shutdown)
+        cap = 2 * n
+        pending = collections.deque()
+        inp = self._input._gen(ictx)
+        exhausted = False
+        try:
+            while True:
+                while not exhausted and len(pending) < cap:
+                    try:
+                        leaves = next(inp)
+                    except StopIteration:
+                        exhausted = True
+                        break
+                    pending.append(pool.submit(fn, leaves))
+                if not pending:
+                    return
+                if det:
+                    fut = pending.popleft()
+                else:
+                    done, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+                    fut = next(f for f in pending if f in done)
+                    pending.remove(fut)
+                try:
+                    out = fut.result()
+                except Exception:
+                    if me in ictx.ignore:
+                        continue
+                    raise
+                yield out
+        finally:
+            for f in pending:
+                f.cancel()
+            pool.shutdown()
+
+
+ParallelMapDataset.__name__ = ParallelMapDataset.__qualname__ = "_ParallelMapDataset"
+
+
+class ParallelInterleaveDataset(_InterleaveDataset):
+    """Interleave whose open inputs each produce in a background thread (same order as ``interleave``)."""
+
+    def __init__(self, input_dataset, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
+                 deterministic=None, name=None):
+        super().__init__(input_dataset, map_func, cycle_length, block_length, name)
+        self._workers = num_workers(num_parallel_calls)
+
+    def _open(self, leaves, ictx):
+        gen = super()._open(leaves, ictx)
+        if self._workers <= 1:
+            return gen
+        return background(gen, max(2, self._block), ictx, name="tensorlet-data-interleave")
+
+
+ParallelInterleaveDataset.__name__ = ParallelInterleaveDataset.__qualname__ = "_ParallelInterleaveDataset"
+
+
+def _noop():
+    pass

@@ -1,0 +1,742 @@
+"""``tf.keras.Model``: a layer with training (``compile``/``fit``/``evaluate``/``predict``) and Keras 3's step API.
+
+``Model(inputs, outputs)`` builds a functional model (see ``functional.py``); subclasses define ``call``.
+``train_step(data)`` returns a dict of metric results; override it to customize ``fit``.  The step functions run
+through ``step_function`` (compiled with ``tf.function(jit_compile=...)`` unless ``run_eagerly=True``).
+
+>>> model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+>>> model.compile(optimizer="sgd", loss="mse")
+>>> history = model.fit(np.ones((8, 3)), np.ones((8, 1)), epochs=2, verbose=0)
+>>> len(history.history["loss"])
+2
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.framework.tensor import Tensor
+from tensorlet._src.keras.engine import data_adapter as _da
+from tensorlet._src.keras.engine.base_layer import Layer
+from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.util import nest
+
+_GRAPH_BROKEN = set()  # step kinds whose compiled form failed to trace (they then run eagerly)
+
+
+def step_function(fn, run_eagerly=False, jit_compile=None, kind="train"):
+    """The ONE place where Keras compiles a step: ``tf.function(fn, jit_compile=...)`` or ``fn`` itself.
+
+    One compiled function is kept per input signature (shapes and dtypes of the batch), so the last, smaller batch
+    of an epoch compiles once more instead of retracing.  If a signature's first (tracing) call fails, that
+    signature runs eagerly from then on (an error in the step itself is then raised by the eager run), with a
+    warning, so training keeps working while the graph compiler grows.
+    """
+    if run_eagerly:
+        return fn
+    try:
+        import tensorlet
+
+        tf_function = tensorlet.function
+    except (ImportError, AttributeError):
+        return fn
+    jit = bool(jit_compile) if jit_compile not in (None, "auto") else None
+    compiled = {}
+
+    def run(data):
+        key = _signature(data)
+        f = compiled.get(key)
+        if f is None:
+            f = compiled[key] = tf_function(fn, jit_compile=jit)
+            try:
+                return f(data)
+            except Exception as e:  # noqa: BLE001
+                compiled[key] = fn
+                out = fn(data)  # a genuine error in the step raises here, eagerly
+                if kind not in _GRAPH_BROKEN:
+                    _GRAPH_BROKEN.add(kind)
+                    warnings.warn(f"The Keras {kind} step could not be compiled ({type(e).__name__}: {e}); it "
+                                  "runs eagerly.", stacklevel=3)
+                return out
+        return f(data)
+
+    run.python_function = fn
+    return run
+
+
+def _signature(data):
+    key = []
+    for x in nest.flatten(data):
+        shape = getattr(x, "shape", None)
+        if shape is not None and hasattr(x, "dtype"):
+            key.append((tuple(shape), x.dtype))
+        else:
+            key.append((type(x), x if isinstance(x, (int, float, str, bool, type(None))) else id(x)))
+    return tuple(key)
+
+
+def _pythonify(logs):
+    out = {}
+    for k, v in sorted((logs or {}).items()):
+        if isinstance(v, dict):
+            out.update(_pythonify(v))
+            continue
+        if hasattr(v, "numpy"):
+            v = v.numpy()
+        if isinstance(v, np.ndarray) and v.ndim == 0:
+            v = v.item()
+        if isinstance(v, np.generic):
+            v = v.item()
+        out[k] = v
+    return out
+
+
+def _callback_list(callbacks, model, **params):
+    try:
+        from tensorlet._src.keras.callbacks import CallbackList
+    except ImportError:
+        CallbackList = None
+    if CallbackList is not None and isinstance(callbacks, CallbackList):
+        return callbacks
+    if CallbackList is not None:
+        return CallbackList(callbacks, model=model, **params)
+    return _MiniCallbackList(callbacks, model=model, **params)
+
+
+class _MiniHistory:
+    def __init__(self):
+        self.history = {}
+        self.epoch = []
+        self.params = {}
+        self.model = None
+
+    def set_model(self, model):
+        self.model = model
+
+    def on_train_begin(self, logs=None):
+        self.epoch = []
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.epoch.append(epoch)
+        for k, v in (logs or {}).items():
+            self.history.setdefault(k, []).append(v)
+        self.model.history = self
+
+
+class _MiniCallbackList:
+    """Used only when ``keras.callbacks`` is not available: forwards hooks to the given callbacks."""
+
+    def __init__(self, callbacks=None, add_history=False, add_progbar=False, model=None, **params):
+        self.callbacks = list(callbacks or [])
+        if add_history:
+            self.callbacks.append(_MiniHistory())
+        self.params = params
+        for cb in self.callbacks:
+            if hasattr(cb, "set_model"):
+                cb.set_model(model)
+            if hasattr(cb, "set_params"):
+                cb.set_params(params)
+
+    def __getattr__(self, name):
+        if not name.startswith("on_"):
+            raise AttributeError(name)
+
+        def hook(*args, **kwargs):
+            for cb in self.callbacks:
+                fn = getattr(cb, name, None)
+                if fn is not None:
+                    fn(*args, **kwargs)
+
+        return hook
+
+
+def _first_batch_size(x):
+    flat = nest.flatten(x)
+    for t in flat:
+        if t is not None and hasattr(t, "shape"):
+            return T.shape(t)[0]
+    return None
+
+
+@tf_export("keras.Model", "keras.models.Model")
+class Model(Layer):
+    """A trainable model: ``Model(inputs, outputs)`` (functional) or a subclass defining ``call``.
+
+    >>> inputs = tf.keras.Input((4,))
+    >>> model = tf.keras.Model(inputs, tf.keras.layers.Dense(2)(inputs))
+    >>> model.predict(np.ones((3, 4)), verbose=0).shape
+    (3, 2)
+    """
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Model and (len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs):
+            from tensorlet._src.keras.engine.functional import Functional
+
+            return Functional.__new__(Functional, *args, **kwargs)
+        return super().__new__(cls, *args, **kwargs)
+
+    def __init__(self, *args, **kwargs):
+        from tensorlet._src.keras.engine import functional as _f
+
+        if (len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs) and not isinstance(self, _f.Functional):
+            # a subclass calling super().__init__(inputs=..., outputs=...): a functional graph with custom methods
+            _inject_functional(type(self), _f.Functional)
+            _f.Functional.__init__(self, *args, **kwargs)
+            return
+        trainable = kwargs.pop("trainable", True)
+        name = kwargs.pop("name", None)
+        dtype = kwargs.pop("dtype", None)
+        Layer.__init__(self, trainable=trainable, name=name, dtype=dtype, **kwargs)
+        self._init_training_state()
+
+    def _init_training_state(self):
+        self.optimizer = None
+        self.compiled = False
+        self.loss = None
+        self.stop_training = False
+        self.history = None
+        self._loss_tracker = None
+        self._compile_loss = None
+        self._compile_metrics = None
+        self._run_eagerly = False
+        self._jit_compile = None
+        self.steps_per_execution = 1
+        self.train_function = None
+        self.test_function = None
+        self.predict_function = None
+        self._compile_config = None
+        self._initial_epoch = None
+
+    # --- compile --------------------------------------------------------------------------------------------------
+    def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, weighted_metrics=None,
+                run_eagerly=False, steps_per_execution=1, jit_compile="auto", auto_scale_loss=True, **kwargs):
+        """Configures training: ``model.compile(optimizer="adam", loss="mse", metrics=["mae"])``."""
+        for legacy in ("experimental_run_tf_function", "distribute", "target_tensors", "sample_weight_mode"):
+            kwargs.pop(legacy, None)
+        if kwargs:
+            raise TypeError(f"compile() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        from tensorlet._src.keras import optimizers as _optimizers
+        from tensorlet._src.keras.engine.compile_utils import CompileLoss, CompileMetrics
+        from tensorlet._src.keras.metrics import Mean
+
+        self.optimizer = _optimizers.get(optimizer) if optimizer is not None else None
+        self.loss = loss
+        output_names = self._output_names()
+        self._compile_loss = CompileLoss(loss, loss_weights, output_names=output_names) if loss is not None else None
+        self._compile_metrics = CompileMetrics(metrics, weighted_metrics, output_names=output_names) \
+            if (metrics or weighted_metrics) else None
+        self._loss_tracker = Mean(name="loss")
+        self._run_eagerly = bool(run_eagerly)
+        self._jit_compile = jit_compile
+        self.steps_per_execution = int(steps_per_execution or 1)
+        self.compiled = True
+        self.train_function = self.test_function = self.predict_function = None
+        self._compile_config = {"optimizer": optimizer if isinstance(optimizer, str) else None, "loss": loss,
+                                "loss_weights": loss_weights, "metrics": metrics,
+                                "weighted_metrics": weighted_metrics, "run_eagerly": run_eagerly,
+                                "steps_per_execution": steps_per_execution, "jit_compile": jit_compile}
+
+    def _output_names(self):
+        return getattr(self, "output_names", None)
+
+    @property
+    def run_eagerly(self):
+        return self._run_eagerly
+
+    @run_eagerly.setter
+    def run_eagerly(self, value):
+        self._run_eagerly = bool(value)
+        self.train_function = self.test_function = self.predict_function = None
+
+    @property
+    def jit_compile(self):
+        return self._jit_compile
+
+    @jit_compile.setter
+    def jit_compile(self, value):
+        self._jit_compile = value
+        self.train_function = self.test_function = self.predict_function = None
+
+    def get_compile_config(self):
+        if self.compiled and self._compile_config is not None:
+            from tensorlet._src.keras.saving.serialization import serialize_keras_object
+
+            cfg = dict(self._compile_config)
+            cfg["optimizer"] = serialize_keras_object(self.optimizer)
+            try:
+                cfg["loss"] = serialize_keras_object(cfg["loss"])
+                cfg["metrics"] = serialize_keras_object(cfg["metrics"])
+                cfg["weighted_metrics"] = serialize_keras_object(cfg["weighted_metrics"])
+            except TypeError:
+                pass
+            return cfg
+        return None
+
+    def compile_from_config(self, config):
+        from tensorlet._src.keras.saving.serialization import deserialize_keras_object
+
+        config = dict(config)
+        config["optimizer"] = deserialize_keras_object(config.get("optimizer"))
+        for k in ("loss", "metrics", "weighted_metrics"):
+            if isinstance(config.get(k), dict):
+                config[k] = deserialize_keras_object(config[k])
+        self.compile(**config)
+
+    # --- metrics --------------------------------------------------------------------------------------------------
+    @property
+    def metrics(self):
+        """The loss tracker, the compiled metrics container, per-output loss trackers, then layers' metrics."""
+        out = []
+        if self.compiled:
+            if self._loss_tracker is not None:
+                out.append(self._loss_tracker)
+            if self._compile_metrics is not None:
+                out.append(self._compile_metrics)
+            if self._compile_loss is not None:
+                out.extend(self._compile_loss.metrics)
+        out.extend(self._metrics)
+        for layer in self._flatten_layers(include_self=False):
+            if isinstance(layer, Model):
+                continue
+            out.extend(layer.metrics)
+        return out
+
+    @property
+    def metrics_names(self):
+        return [m.name for m in self.metrics]
+
+    def reset_metrics(self):
+        for m in self.metrics:
+            m.reset_state()
+
+    def get_metrics_result(self):
+        """The current metric values as a dict (``{"loss": ..., "accuracy": ...}``)."""
+        out = {}
+        for m in self.metrics:
+            r = m.result()
+            if isinstance(r, dict):
+                out.update(r)
+            else:
+                out[m.name] = r
+        return out
+
+    # --- loss -----------------------------------------------------------------------------------------------------
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """The compiled loss on ``(y, y_pred)`` plus ``self.losses`` (regularization, ``add_loss``)."""
+        losses = []
+        if self._compile_loss is not None:
+            loss = self._compile_loss(y, y_pred, sample_weight)
+            if loss is not None:
+                losses.append(loss)
+        for extra in self.losses:
+            if extra.dtype.name != "float32" and extra.dtype.is_floating:
+                extra = T.cast(extra, "float32")
+            losses.append(T.cast(extra, "float32") if not extra.dtype.is_floating else extra)
+        if not losses:
+            raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+        total = losses[0]
+        for v in losses[1:]:
+            total = total + v
+        return total
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        """Updates the compiled metrics and returns ``get_metrics_result()``."""
+        del x
+        if self._compile_metrics is not None:
+            self._compile_metrics.update_state(y, y_pred, sample_weight)
+        return self.get_metrics_result()
+
+    # legacy (TF 2 guide) access, as Keras 3 keeps it
+    def compiled_loss(self, y, y_pred, sample_weight=None, regularization_losses=None):
+        warnings.warn("`model.compiled_loss()` is deprecated. Instead, use "
+                      "`model.compute_loss(x, y, y_pred, sample_weight, training)`.", stacklevel=2)
+        return self.compute_loss(x=None, y=y, y_pred=y_pred, sample_weight=sample_weight)
+
+    @property
+    def compiled_metrics(self):
+        model = self
+
+        class DeprecatedCompiledMetric:
+            def update_state(_, y, y_pred, sample_weight=None):
+                warnings.warn("`model.compiled_metrics()` is deprecated. Instead, use e.g.:\n```\nfor metric in "
+                              "self.metrics:\n    metric.update_state(y, y_pred)\n```\n", stacklevel=2)
+                from tensorlet._src.keras.metrics import Mean
+
+                for metric in model.metrics:
+                    if isinstance(metric, Mean):
+                        metric.update_state(y_pred, sample_weight=sample_weight)
+                    else:
+                        metric.update_state(y, y_pred, sample_weight=sample_weight)
+
+        return DeprecatedCompiledMetric()
+
+    # --- steps ----------------------------------------------------------------------------------------------------
+    def _call_training(self, x, training):
+        return self(x, training=training)
+
+    def train_step(self, data):
+        """One optimization step on a batch; returns the metric results dict."""
+        from tensorlet._src.autodiff.tape import GradientTape
+
+        x, y, sample_weight = _da.unpack_x_y_sample_weight(data)
+        with GradientTape() as tape:
+            y_pred = self._call_training(x, True)
+            loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=True)
+            self._loss_tracker.update_state(loss, sample_weight=_first_batch_size(x))
+            if self.optimizer is not None and hasattr(self.optimizer, "scale_loss"):
+                loss = self.optimizer.scale_loss(loss)
+        weights = self.trainable_weights
+        if weights:
+            grads = tape.gradient(loss, weights)
+            self.optimizer.apply_gradients(zip(grads, weights))
+        else:
+            warnings.warn("The model does not have any trainable weights.", stacklevel=2)
+        return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
+
+    def test_step(self, data):
+        """One evaluation step on a batch; returns the metric results dict."""
+        x, y, sample_weight = _da.unpack_x_y_sample_weight(data)
+        y_pred = self._call_training(x, False)
+        loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=False)
+        self._loss_tracker.update_state(loss, sample_weight=_first_batch_size(x))
+        return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
+
+    def predict_step(self, data):
+        """The model's outputs for a batch."""
+        x, _, _ = _da.unpack_x_y_sample_weight(data)
+        return self._call_training(x, False)
+
+    def _make_function(self, kind):
+        step = {"train": self.train_step, "test": self.test_step, "predict": self.predict_step}[kind]
+        fn = step_function(step, run_eagerly=self._run_eagerly, jit_compile=self._jit_compile, kind=kind)
+        setattr(self, f"{kind}_function", fn)
+        return fn
+
+    def make_train_function(self, force=False):
+        if self.train_function is None or force:
+            self._make_function("train")
+        return self.train_function
+
+    def make_test_function(self, force=False):
+        if self.test_function is None or force:
+            self._make_function("test")
+        return self.test_function
+
+    def make_predict_function(self, force=False):
+        if self.predict_function is None or force:
+            self._make_function("predict")
+        return self.predict_function
+
+    def _assert_compiled(self):
+        if not self.compiled:
+            raise ValueError("You must call `compile()` before using the model.")
+
+    def _symbolic_build(self, data):
+        """Builds the model (and metric containers) on the first batch before the step is compiled."""
+        if not self.built:
+            x, _, _ = _da.unpack_x_y_sample_weight(data)
+            self._call_training(x, False)
+
+    def _run_steps(self, fn, data_list):
+        logs = None
+        for data in data_list:
+            logs = fn(data)
+        return logs
+
+    # --- fit ------------------------------------------------------------------------------------------------------
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None, validation_split=0.0,
+            validation_data=None, shuffle=True, class_weight=None, sample_weight=None, initial_epoch=0,
+            steps_per_epoch=None, validation_steps=None, validation_batch_size=None, validation_freq=1):
+        """Trains for ``epochs`` epochs; returns the ``History`` (``history.history["loss"]``, ...)."""
+        self._assert_compiled()
+        if verbose == "auto":
+            verbose = 1
+        if validation_split and validation_data is None:
+            (x, y, sample_weight), validation_data = _da.train_validation_split((x, y, sample_weight),
+                                                                                validation_split)
+        val_x = val_y = val_sw = None
+        if validation_data is not None:
+            val_x, val_y, val_sw = _da.unpack_x_y_sample_weight(validation_data)
+        iterator = _da.EpochIterator(x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps_per_epoch,
+                                     shuffle=shuffle, class_weight=class_weight)
+        callbacks = _callback_list(callbacks, self, add_history=True, add_progbar=verbose != 0, verbose=verbose,
+                                   epochs=epochs, steps=iterator.num_batches)
+        self.stop_training = False
+        train_fn = self.make_train_function()
+        callbacks.on_train_begin()
+        initial_epoch = self._initial_epoch or initial_epoch  # BackupAndRestore sets it in on_train_begin
+        training_logs = None
+        logs = {}
+        val_iterator = None
+        for epoch in range(initial_epoch, epochs):
+            self.reset_metrics()
+            callbacks.on_epoch_begin(epoch)
+            for step, data in iterator.enumerate_epoch():
+                callbacks.on_train_batch_begin(step)
+                self._symbolic_build(data)
+                logs = _pythonify(train_fn(data))
+                callbacks.on_train_batch_end(step, logs)
+                if self.stop_training:
+                    break
+            epoch_logs = dict(_pythonify(self.get_metrics_result()) if self.compiled else logs)
+            if validation_data is not None and self._should_eval(epoch, validation_freq):
+                if val_iterator is None:
+                    val_iterator = _da.EpochIterator(val_x, val_y, val_sw,
+                                                     batch_size=validation_batch_size or batch_size,
+                                                     steps_per_epoch=validation_steps, shuffle=False)
+                val_logs = self.evaluate(callbacks=callbacks, return_dict=True, _iterator=val_iterator,
+                                         verbose=verbose)
+                epoch_logs.update({"val_" + k: v for k, v in val_logs.items()})
+            callbacks.on_epoch_end(epoch, epoch_logs)
+            training_logs = epoch_logs
+            if self.stop_training:
+                break
+        if self.optimizer is not None and hasattr(self.optimizer, "finalize_variable_values") and epochs > 0:
+            self.optimizer.finalize_variable_values(self.trainable_weights)
+        callbacks.on_train_end(logs=training_logs)
+        return self.history
+
+    @staticmethod
+    def _should_eval(epoch, validation_freq):
+        epoch = epoch + 1
+        if isinstance(validation_freq, int):
+            return epoch % validation_freq == 0
+        if isinstance(validation_freq, (list, tuple)):
+            return epoch in validation_freq
+        raise ValueError("Expected `validation_freq` to be a list or int. Received: "
+                         f"validation_freq={validation_freq} of the type {type(validation_freq)}.")
+
+    # --- evaluate -------------------------------------------------------------------------------------------------
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, steps=None,
+                 callbacks=None, return_dict=False, **kwargs):
+        """Loss and metrics on the data: a scalar, a list in ``metrics_names`` order, or a dict."""
+        self._assert_compiled()
+        iterator = kwargs.pop("_iterator", None)
+        if kwargs:
+            raise ValueError(f"Arguments not recognized: {kwargs}")
+        if verbose == "auto":
+            verbose = 1
+        if iterator is None:
+            iterator = _da.EpochIterator(x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps,
+                                         shuffle=False)
+        callbacks = _callback_list(callbacks, self, add_progbar=verbose != 0, verbose=verbose, epochs=1,
+                                   steps=iterator.num_batches)
+        test_fn = self.make_test_function()
+        self.stop_evaluating = False
+        callbacks.on_test_begin()
+        logs = {}
+        self.reset_metrics()
+        for step, data in iterator.enumerate_epoch():
+            callbacks.on_test_batch_begin(step)
+            self._symbolic_build(data)
+            logs = _pythonify(test_fn(data))
+            callbacks.on_test_batch_end(step, logs)
+            if getattr(self, "stop_evaluating", False):
+                break
+        logs = _pythonify(self.get_metrics_result())
+        callbacks.on_test_end(logs)
+        if return_dict:
+            return logs
+        return self._flatten_metrics_in_order(logs)
+
+    def _flatten_metrics_in_order(self, logs):
+        from tensorlet._src.keras.engine.compile_utils import CompileMetrics
+
+        names = []
+        for m in self.metrics:
+            if isinstance(m, CompileMetrics):
+                names += [sub.name for sub in m.metrics]
+            else:
+                names.append(m.name)
+        results = [logs[n] for n in names if n in logs]
+        results += [logs[k] for k in sorted(logs) if k not in names]
+        return results[0] if len(results) == 1 else results
+
+    # --- predict --------------------------------------------------------------------------------------------------
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+        """The model's outputs for ``x`` as NumPy arrays (batches concatenated)."""
+        if verbose == "auto":
+            verbose = 1
+        iterator = _da.EpochIterator(x, batch_size=batch_size, steps_per_epoch=steps, shuffle=False)
+        callbacks = _callback_list(callbacks, self, add_progbar=verbose != 0, verbose=verbose, epochs=1,
+                                   steps=iterator.num_batches)
+        predict_fn = self.make_predict_function()
+        self.stop_predicting = False
+        callbacks.on_predict_begin()
+        batches = []
+        for step, data in iterator.enumerate_epoch():
+            callbacks.on_predict_batch_begin(step)
+            self._symbolic_build(data)
+            batch = predict_fn(data)
+            batch = nest.map_structure(lambda t: np.asarray(t) if isinstance(t, Tensor) else t, batch)
+            batches.append(batch)
+            callbacks.on_predict_batch_end(step, {"outputs": batch})
+            if self.stop_predicting:
+                break
+        callbacks.on_predict_end()
+        if not batches:
+            raise ValueError("Unexpected result of `predict_function` (Empty batch_outputs). Please use "
+                             "`Model.compile(..., run_eagerly=True)`, or `tf.config.run_functions_eagerly(True)` "
+                             "for more information of where went wrong, or file a issue/bug to `keras`.")
+        flat = [nest.flatten(b) for b in batches]
+        joined = [np.concatenate([f[i] for f in flat], axis=0) for i in range(len(flat[0]))]
+        return nest.pack_sequence_as(batches[0], joined)
+
+    # --- single batches -------------------------------------------------------------------------------------------
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
+        """One training step on one batch; returns the metrics (like ``evaluate``)."""
+        self._assert_compiled()
+        if class_weight is not None:
+            if sample_weight is not None:
+                raise ValueError("Arguments `sample_weight` and `class_weight` cannot be specified at the same "
+                                 f"time. Received: sample_weight={sample_weight}, class_weight={class_weight}")
+            sample_weight = _da.class_weight_to_sample_weights(np.asarray(y), class_weight)
+        data = _single_batch(x, y, sample_weight)
+        self._symbolic_build(data)
+        self.reset_metrics()
+        logs = _pythonify(self.make_train_function()(data))
+        if return_dict:
+            return logs
+        return self._flatten_metrics_in_order(logs)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        """One evaluation step on one batch (metrics are reset first)."""
+        self._assert_compiled()
+        data = _single_batch(x, y, sample_weight)
+        self.reset_metrics()
+        self._symbolic_build(data)
+        self.make_test_function()(data)
+        logs = _pythonify(self.get_metrics_result())
+        if return_dict:
+            return logs
+        return self._flatten_metrics_in_order(logs)
+
+    def predict_on_batch(self, x):
+        """The outputs for one batch as NumPy arrays."""
+        data = _single_batch(x, None, None)
+        out = self.make_predict_function()(data)
+        return nest.map_structure(lambda t: np.asarray(t) if isinstance(t, Tensor) else t, out)
+
+    # --- misc -----------------------------------------------------------------------------------------------------
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False,
+                layer_range=None):
+        """Prints the layer table as Keras 3 does (``Total params: 1,290 (5.04 KB)``)."""
+        from tensorlet._src.keras.engine import summary_utils
+
+        summary_utils.print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn,
+                                    expand_nested=expand_nested, show_trainable=show_trainable,
+                                    layer_range=layer_range)
+
+    def get_layer(self, name=None, index=None):
+        """A layer by ``name`` or by ``index`` into ``model.layers``."""
+        if index is not None and name is not None:
+            raise ValueError(f"Provide only a layer name or a layer index. Received: index={index}, name={name}.")
+        if index is not None:
+            if len(self.layers) <= index:
+                raise ValueError(f"Was asked to retrieve layer at index {index} but model only has "
+                                 f"{len(self.layers)} layers.")
+            return self.layers[index]
+        if name is not None:
+            for layer in self.layers:
+                if layer.name == name:
+                    return layer
+            names = [layer.name for layer in self.layers]
+            raise ValueError(f"No such layer: {name}. Existing layers are: {names}.")
+        raise ValueError("Provide either a layer name or layer index at `get_layer`.")
+
+    @property
+    def layers(self):
+        """The model's direct sub-layers, in order."""
+        from tensorlet._src.keras.engine.node import _Operation
+
+        return [layer for layer in self._layers if not isinstance(layer, _Operation)]
+
+    @property
+    def distribute_strategy(self):
+        return None
+
+    def save_weights(self, filepath, overwrite=True, **kwargs):
+        from tensorlet._src.keras.saving import saving_api  # written by the saving helper
+
+        return saving_api.save_weights(self, filepath, overwrite=overwrite, **kwargs)
+
+    def load_weights(self, filepath, skip_mismatch=False, **kwargs):
+        from tensorlet._src.keras.saving import saving_api
+
+        return saving_api.load_weights(self, filepath, skip_mismatch=skip_mismatch, **kwargs)
+
+    def save(self, filepath, overwrite=True, **kwargs):
+        from tensorlet._src.keras.saving import saving_api
+
+        return saving_api.save_model(self, filepath, overwrite=overwrite, **kwargs)
+
+    def to_json(self, **kwargs):
+        """The model's config as a JSON string (``keras.models.model_from_json`` reverses it)."""
+        from tensorlet._src.keras.models import model_to_json
+
+        return model_to_json(self, **kwargs)
+
+    def get_config(self):
+        config = {"name": self.name, "trainable": self.trainable}
+        if type(self).__init__ is not Model.__init__:
+            auto = self._auto_config
+            from tensorlet._src.keras.engine.base_layer import _json_friendly
+
+            if type(self).get_config is Model.get_config and auto is not None and _json_friendly(auto):
+                config.update(auto)
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from tensorlet._src.keras.engine import functional as _f
+
+        if "layers" in config and "input_layers" in config and "output_layers" in config:
+            return _f.functional_from_config(cls, config, custom_objects=custom_objects)
+        try:
+            return cls(**config)
+        except TypeError as e:
+            raise TypeError(f"Unable to revive model from config. When overriding the `get_config()` method, make "
+                            f"sure that the returned config contains all items used as arguments in the  "
+                            f"constructor to {cls}, which is the default behavior. You can override this default "
+                            f"behavior by defining a `from_config(cls, config)` class method to specify how to "
+                            f"create an instance of {cls.__name__} from its config.\n\nReceived config={config}\n\n"
+                            f"Error encountered during deserialization: {e}") from e
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+def _inject_functional(cls, functional):
+    """Makes a Model subclass that calls ``super().__init__(inputs, outputs)`` a Functional subclass (as Keras)."""
+    if issubclass(cls, functional):
+        return
+    bases = []
+    for base in cls.__bases__:
+        if base is Model:
+            bases.append(functional)
+        else:
+            if isinstance(base, type) and issubclass(base, Model):
+                _inject_functional(base, functional)
+            bases.append(base)
+    cls.__bases__ = tuple(bases)
+
+
+def _single_batch(x, y, sw):
+    def conv(a):
+        if a is None or isinstance(a, Tensor):
+            return a
+        from tensorlet._src.framework.tensor import constant
+
+        return constant(_da._to_array(a)) if not hasattr(a, "_v") else a
+
+    x = nest.map_structure(conv, x)
+    y = nest.map_structure(conv, y) if y is not None else None
+    sw = nest.map_structure(conv, sw) if sw is not None else None
+    if y is None:
+        return (x,)
+    if sw is None:
+        return (x, y)
+    return (x, y, sw)

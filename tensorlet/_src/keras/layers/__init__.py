@@ -1,0 +1,1 @@
+"""Keras layers (public names are exported from the family modules; this package stays import-free)."""
