@@ -13,6 +13,9 @@ from tensorlet._src.framework.context import name_scope as _name_scope
 from tensorlet._src.framework.variables import Variable
 
 _VALID_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-/]*$")
+# Set by tf.train.Checkpoint while restored values wait for objects created later (deferred restoration):
+# called as setattr_hook(module, name, value) after each attribute assignment on a Module.
+setattr_hook = None
 
 
 def _camel_to_snake(name: str) -> str:
@@ -49,6 +52,11 @@ class Module:
     @property
     def name(self) -> str:
         return self._name
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if setattr_hook is not None:
+            setattr_hook(self, name, value)
 
     @property
     def name_scope(self):
