@@ -4,10 +4,11 @@
 arguments, as TF does), normalizes what the function returns (a list becomes a tuple, Python values
 become tensors) and knows its output ``element_spec``.
 
-Execution: eager for now.  ``TRACE`` switches to ``tf.function`` tracing once ``tensorlet.function``
-exists (TF traces dataset functions once; Python side effects then run only at trace time).
-Without tracing the output spec comes from two *probe* calls on placeholder-like values (unknown dims
-as 1, then 2; dims that differ become ``None``); if a probe fails, from the first real element.
+Execution: traced once with ``tf.function`` over the input spec, as TF does (Python side effects run only
+at trace time; graphs run on the NumPy executor or XLA by tensorlet's tiers).  Functions that cannot be
+traced (they call ``.numpy()``, or take strings/nested datasets) run eagerly; their output spec comes from two
+*probe* calls on placeholder-like values (unknown dims as 1, then 2; dims that differ become ``None``), or if
+a probe fails from the first real element.  ``TENSORLET_DATA_TRACE=0`` runs every function eagerly.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from tensorlet._src.framework.tensor_shape import TensorShape
 
 __all__ = ["DataFunction", "TRACE"]
 
-# Trace dataset functions with tf.function when tensorlet.function is available (the lead's graph package).
-TRACE = os.environ.get("TENSORLET_DATA_TRACE", "0") == "1"
+# Dataset functions are traced with tf.function (TENSORLET_DATA_TRACE=0 runs them eagerly, for debugging).
+TRACE = os.environ.get("TENSORLET_DATA_TRACE", "1") == "1"
 
 
 def _tf_function():
