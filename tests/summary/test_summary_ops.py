@@ -279,18 +279,22 @@ def test_histogram_edge_cases():
     np.testing.assert_array_equal(h[1:, 0], h[:-1, 1])
 
 
-def test_inside_tf_function_warns_and_writes_nothing(tmp_path):
-    if not hasattr(tf, "function"):
-        pytest.skip("tf.function not available")
+@pytest.mark.parametrize("jit", [None, True])
+def test_inside_tf_function_writes_on_every_call(tmp_path, jit):
     w = tf.summary.create_file_writer(str(tmp_path))
+    counter = tf.Variable(0.0)
 
-    @tf.function
-    def step(x):
-        with w.as_default(step=1):
-            tf.summary.scalar("inside", x)
+    @tf.function(jit_compile=jit)
+    def step(x, i):
+        counter.assign_add(x)
+        with tf.name_scope("train"):
+            tf.summary.scalar("inside", counter, step=i)
         return x * 2
 
-    with pytest.warns(UserWarning, match="inside a tf.function are not recorded yet"):
-        assert float(step(tf.constant(1.5))) == 3.0
+    with w.as_default():
+        for i in range(3):
+            assert float(step(tf.constant(1.5), tf.constant(i, tf.int64))) == 3.0
+    assert step.experimental_get_tracing_count() == 1
     w.close()
-    assert values(str(tmp_path)) == []
+    got = [(step_, tag, float(v)) for step_, tag, _, v in values(str(tmp_path))]
+    assert got == [(0, "train/inside", 1.5), (1, "train/inside", 3.0), (2, "train/inside", 4.5)]

@@ -134,3 +134,27 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
     if func is None:
         return lambda f: (lambda *args: numpy_function(f, list(args), Tout, stateful))
     return _call(PY_FUNC, func, inp or [], Tout, True)
+
+
+# --- host calls: Python effects that compiled code runs through a callback (summaries) --------------------
+
+def _host_np(xp, *arrays, func):
+    func(*arrays)
+    return ()
+
+
+def _host_jax(jnp, *arrays, func):
+    from tensorlet._src.graph.jaxrt import jax
+
+    jax.debug.callback(func, *arrays, ordered=True)
+    return ()
+
+
+HOST_CALL = Op("HostCall", _host_np, jax_impl=_host_jax, shape=lambda *ins, func: [], grad=NONDIFF, n_out=None,
+               stateful=True)
+GRAPH_OPS["HostCall"] = HOST_CALL
+
+
+def host_call(func, *tensors):
+    """Run ``func(*arrays)`` for its effect each time the traced graph runs (also under XLA)."""
+    return bind(HOST_CALL, *[convert_to_tensor(t) for t in tensors], func=func)

@@ -14,7 +14,8 @@ audio       ``audio``      string ``[n, 2]``: (16-bit PCM WAV, label "")        
 ==========  =============  ==========================================================  ==================
 
 Summaries are written eagerly (values are read with NumPy).  Inside a function being traced by
-``tf.function`` they write nothing and warn: that needs a host-callback ``WriteSummary`` op in graphs.
+``tf.function`` each op becomes a host call (``HostCall`` graph op) that writes every time the graph runs,
+also when it runs under XLA.
 """
 
 from __future__ import annotations
@@ -56,12 +57,64 @@ def _active_writer():
     from tensorlet._src.framework.context import executing_eagerly
 
     if not executing_eagerly():
-        import warnings
-
-        warnings.warn("tf.summary ops inside a tf.function are not recorded yet by tensorlet (they need a "
-                      "host-callback op in compiled graphs); call them outside the function.", stacklevel=3)
-        return None
+        return None  # traced: the public op records a host call instead (see _traceable)
     return w
+
+
+_TENSOR_ARGS = ("data", "tensor", "step", "buckets", "max_outputs")
+
+
+def _traceable(fn):
+    """Inside tf.function a summary op becomes a host call that writes with the writer (and record_if state)
+    active when the function was traced, each time the graph runs -- also when it runs under XLA."""
+    import functools
+    import inspect
+
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        from tensorlet._src.framework.context import executing_eagerly
+
+        if executing_eagerly():
+            return fn(*args, **kwargs)
+        writer = _w.recording_writer()
+        if writer is None:
+            return _bool(False)
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        params = dict(bound.arguments)
+        if params.get("step") is None:
+            params["step"] = _w.get_step()
+            if params["step"] is None:
+                raise ValueError("No step set. Please specify one either through the `step` argument or through "
+                                 "tf.summary.experimental.set_step()")
+        if "name" in params and fn.__name__ != "write":
+            params["name"] = _tag(params["name"])
+        if "tag" in params:
+            params["tag"] = _tag(params["tag"])
+        names = [n for n in _TENSOR_ARGS if n in params and params[n] is not None and not isinstance(params[n], str)]
+        static = {k: v for k, v in params.items() if k not in names}
+        values = [params[n]() if callable(params[n]) and not hasattr(params[n], "numpy") else params[n]
+                  for n in names]
+
+        def host(*arrays):
+            from tensorlet._src.framework.context import ctx
+            from tensorlet._src.framework.tensor import constant
+
+            saved, ctx.name_scope = ctx.name_scope, []  # the tag already carries the trace-time scope
+            try:
+                with writer.as_default():
+                    fn(**static, **{n: constant(np.asarray(a)) for n, a in zip(names, arrays)})
+            finally:
+                ctx.name_scope = saved
+
+        from tensorlet._src.graph.py_func import host_call
+
+        host_call(host, *values)
+        return _bool(True)
+
+    return wrapper
 
 
 def _step_value(step):
@@ -122,6 +175,7 @@ def _emit(writer, tag, arr, step, metadata):
 
 
 @tf_export("summary.write")
+@_traceable
 def write(tag, tensor, step=None, metadata=None, name=None):
     """Writes ``tensor`` under ``tag`` with ``metadata`` (a ``SummaryMetadata`` proto or its bytes).
 
@@ -140,6 +194,7 @@ def write(tag, tensor, step=None, metadata=None, name=None):
 
 
 @tf_export("summary.scalar")
+@_traceable
 def scalar(name, data, step=None, description=None):
     """Writes a scalar (cast to float32) for the Scalars dashboard.
 
@@ -178,6 +233,7 @@ def histogram_buckets(data, bucket_count=30) -> np.ndarray:
 
 
 @tf_export("summary.histogram")
+@_traceable
 def histogram(name, data, step=None, buckets=None, description=None):
     """Writes a histogram of ``data`` (``buckets`` equal-width buckets, 30 by default)."""
     w = _active_writer()
@@ -220,6 +276,7 @@ def encode_png(img: np.ndarray) -> bytes:
 
 
 @tf_export("summary.image")
+@_traceable
 def image(name, data, step=None, max_outputs=3, description=None):
     """Writes up to ``max_outputs`` images from ``data`` ``[k, h, w, c]`` (floats in [0, 1] or uint8) as PNG."""
     w = _active_writer()
@@ -240,6 +297,7 @@ def image(name, data, step=None, max_outputs=3, description=None):
 
 
 @tf_export("summary.text")
+@_traceable
 def text(name, data, step=None, description=None):
     """Writes a string tensor (any shape) for the Text dashboard (Markdown)."""
     w = _active_writer()
@@ -264,6 +322,7 @@ def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
 
 
 @tf_export("summary.audio")
+@_traceable
 def audio(name, data, sample_rate, step=None, max_outputs=3, encoding=None, description=None):
     """Writes up to ``max_outputs`` clips from ``data`` ``[k, frames, channels]`` in [-1, 1] as WAV."""
     if encoding is None:
