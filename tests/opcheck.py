@@ -172,7 +172,8 @@ def run_compiled(case: Case, seed: int = 0):
     try:
         rng = np.random.default_rng(seed)
         fn = tf.function(case.fn, autograph=False)
-        for shapes in case.shapes[:2]:
+        # the first shape in up to two dtypes: tracing and XLA compiles dominate, values are checked eagerly
+        for shapes in case.shapes[:1]:
             for dtype in case.dtypes[:2]:
                 arrays = case.gen(rng, shapes, dtype) if case.gen else [make(rng, s, dtype, case.domain)
                                                                         for s in shapes]
