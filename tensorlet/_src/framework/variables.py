@@ -110,6 +110,22 @@ class Variable:
         if interp is not None and hasattr(interp, "variable_created"):
             interp.variable_created(self)
 
+    # --- the value: a NumPy array, or a newer device array left by a compiled function -------------------
+    _dev = None  # set by compiled functions (device-resident between steps); read back lazily
+
+    @property
+    def _v(self):
+        d = self._dev
+        if d is not None:
+            self._host = np.asarray(d)
+            self._dev = None
+        return self._host
+
+    @_v.setter
+    def _v(self, value):
+        self._host = value
+        self._dev = None
+
     # --- attributes -----------------------------------------------------------------
     name = property(lambda self: self._name)
     dtype = property(lambda self: self._dtype)

@@ -219,7 +219,7 @@ class Compiled:
         return self.jitted.lower(vals, list(args), self.big).compile()
 
     def __call__(self, args):
-        vals = [v._v for v in self.read_vars]
+        vals = [v._host if v._dev is None else v._dev for v in self.read_vars]
         del _host_errors[:]
         try:
             outs, finals = self.jitted(vals, list(args), self.big)
@@ -234,5 +234,5 @@ class Compiled:
         if _host_errors:
             raise _host_errors[-1]
         for var, value in zip(self.written, finals):
-            var._v = np.asarray(value)
+            var._dev = value  # stays a device array until eager code reads the variable
         return [np.asarray(o) for o in outs]
