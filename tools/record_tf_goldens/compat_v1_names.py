@@ -39,6 +39,27 @@ def walk(mod, prefix, seen, visit, depth=0):
             visit(path, obj)
 
 
+def lookup(path):
+    o = tf
+    for part in path.split("."):
+        o = getattr(o, part, None)
+        if o is None:
+            return None
+    return o
+
+
+def signature(f):
+    import inspect
+
+    try:
+        params = [(p.name, p.kind, repr(p.default)) for p in inspect.signature(f).parameters.values()]
+    except (TypeError, ValueError):
+        return None
+    # (*args, **kwargs) says nothing: a wrapper or a class built by a metaclass
+    return params if any(k not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+                         for _, k, _ in params) else None
+
+
 def main():
     v2 = {}
 
@@ -55,7 +76,12 @@ def main():
     def visit(path, obj):
         target = v2.get(id(obj))
         if target is None:
-            own.append(path)
+            # a v1 wrapper of a TF 2 function with the very same parameters (deprecation wrappers) counts as the same
+            o = lookup(path)
+            if o is not None and callable(o) and callable(obj) and signature(o) == signature(obj) is not None:
+                same[path] = path
+            else:
+                own.append(path)
             return
         # prefer the same path when TF 2 has the object there too
         try:

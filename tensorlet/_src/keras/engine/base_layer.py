@@ -352,7 +352,8 @@ class Layer(Module):
     _KERAS_NOT_TRACKED = frozenset(("_inbound_nodes", "_outbound_nodes", "_trainable_variables",
                                     "_non_trainable_variables", "_losses", "_auto_config", "_input_spec",
                                     "_dtype_policy", "_activity_regularizer", "_build_shapes_dict",
-                                    "_keras_history", "_parent_model", "_seed_generators", "_metrics", "build"))
+                                    "_keras_history", "_parent_model", "_seed_generators", "_metrics", "build",
+                                    "_tracked_cache"))
 
     def __new__(cls, *args, **kwargs):
         obj = super().__new__(cls)
@@ -412,8 +413,10 @@ class Layer(Module):
             return
 
         def build(*args, **kwargs):
+            _STRUCTURE[0] += 1
             with _KerasScope(self._name, self):
                 original(*args, **kwargs)
+            _STRUCTURE[0] += 1
             shape = args[0] if args else next(iter(kwargs.values()), None)
             self._build_shapes_dict = {"input_shape": shape}
             self.built = True
@@ -575,6 +578,7 @@ class Layer(Module):
         v.overwrite_with_gradient = overwrite_with_gradient
         v.autocast = autocast
         (self._trainable_variables if trainable else self._non_trainable_variables).append(v)
+        _STRUCTURE[0] += 1
         return v
 
     def _weight_path(self, name):
@@ -586,7 +590,17 @@ class Layer(Module):
         return f"{prefix}/{name}"
 
     def _tracked(self):
-        """(own variables, sub-layers) in Keras's order: add_weight order, then attributes in assignment order."""
+        """(own variables, sub-layers) in Keras's order: add_weight order, then attributes in assignment order.
+
+        Cached until any layer attribute is set or weights/sub-layers are added (``_STRUCTURE[0]`` changes)."""
+        cache = self.__dict__.get("_tracked_cache")
+        if cache is not None and cache[0] == _STRUCTURE[0]:
+            return cache[1]
+        result = self._walk_tracked()
+        object.__setattr__(self, "_tracked_cache", (_STRUCTURE[0], result))
+        return result
+
+    def _walk_tracked(self):
         own = list(self._trainable_variables) + list(self._non_trainable_variables)
         seen = {id(v) for v in own}
         layers = []
@@ -716,6 +730,7 @@ class Layer(Module):
     # --- losses ---------------------------------------------------------------------------------------------------
     def add_loss(self, loss):
         """Adds a scalar loss term (collected in ``layer.losses`` and added by ``fit``)."""
+        _LOSSES_ADDED[0] += 1
         for x in nest.flatten(loss):
             if x is not None:
                 self._losses.append(x if _is_tensor_like(x) else convert_to_tensor(x))
@@ -737,6 +752,8 @@ class Layer(Module):
         return out
 
     def _clear_losses(self):
+        if not _LOSSES_ADDED[0]:
+            return
         for layer in self._flatten_layers():
             layer._losses.clear()
 
@@ -995,7 +1012,12 @@ class Layer(Module):
                 isinstance(value, (Layer, Variable)):
             raise RuntimeError("You forgot to call `super().__init__()` as the first statement in the `__init__()` "
                                "method. Go back and add it.")
+        _STRUCTURE[0] += 1
         object.__setattr__(self, name, value)
+
+
+_STRUCTURE = [0]  # bumped whenever layer structure may change (attribute set, weight added, layer built)
+_LOSSES_ADDED = [0]  # add_loss calls so far: clearing losses is skipped while no layer ever added one
 
 
 # --- helpers --------------------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 
+from tensorlet._src.keras.engine import base_layer as _base
 from tensorlet._src.keras.engine.base_layer import Layer
 from tensorlet._src.keras.engine.input_layer import InputLayer
 from tensorlet._src.keras.engine.keras_tensor import KerasTensor
@@ -59,6 +60,7 @@ class Sequential(Model):
             self._stack.append(InputLayer(shape=layer._input_shape_arg,
                                           batch_size=getattr(layer, "_batch_size_arg", None)))
         self._stack.append(layer)
+        _base._STRUCTURE[0] += 1
         if rebuild:
             self._maybe_rebuild()
         else:
@@ -71,6 +73,7 @@ class Sequential(Model):
         if not layers:
             raise TypeError("There are no layers in the model.")
         layer = self._stack.pop()
+        _base._STRUCTURE[0] += 1
         self.built = False
         self._functional = None
         if rebuild:
@@ -126,6 +129,7 @@ class Sequential(Model):
         else:
             dtype = self._stack[0].compute_dtype
             self._stack = [InputLayer(batch_shape=input_shape, dtype=dtype)] + self._stack
+            _base._STRUCTURE[0] += 1
         from tensorlet._src.keras.engine.base_layer import _KerasScope
         from tensorlet._src.keras.engine.functional import Functional
 
