@@ -17,6 +17,7 @@ TensorShape([2, 3])
 from __future__ import annotations
 
 import inspect
+import sys
 import threading
 import warnings
 import weakref
@@ -24,6 +25,7 @@ import weakref
 import numpy as np
 
 from tensorlet._src.framework import dtypes as _dt
+from tensorlet._src.framework import module as _module
 from tensorlet._src.framework.module import Module
 from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet._src.framework.variables import Variable, VariableAggregation
@@ -769,6 +771,12 @@ class Layer(Module):
     def _maybe_build(self, args, kwargs):
         if self.built:
             return
+        self._maybe_build_now(args, kwargs)
+        ck = sys.modules.get("tensorlet._src.train.checkpoint")
+        if ck is not None and ck._PENDING:  # values restored before the weights existed (deferred restoration)
+            ck.restore_pending(self)
+
+    def _maybe_build_now(self, args, kwargs):
         first = args[0] if args else (kwargs.get(_call_sig(self).first) if _call_sig(self).first else None)
         shapes = nest.map_structure(lambda t: _shape_tuple(t) if hasattr(t, "shape") else t, first) \
             if first is not None else None
@@ -835,7 +843,12 @@ class Layer(Module):
         ctx.training = training
         try:
             with _KerasScope(self._name, self):
-                outputs = self.call(*args, **kwargs)
+                call = self.call
+                if _tracing():  # inside tf.function: the layer's Python control flow goes through AutoGraph
+                    from tensorlet._src.graph.autograph import convert
+
+                    call = convert(call)
+                outputs = call(*args, **kwargs)
         finally:
             ctx.training = prev_training
             if outer is None:
@@ -1014,6 +1027,8 @@ class Layer(Module):
                                "method. Go back and add it.")
         _STRUCTURE[0] += 1
         object.__setattr__(self, name, value)
+        if _module.setattr_hook is not None and not name.startswith("_"):
+            _module.setattr_hook(self, name, value)
 
 
 _STRUCTURE = [0]  # bumped whenever layer structure may change (attribute set, weight added, layer built)
@@ -1021,6 +1036,13 @@ _LOSSES_ADDED = [0]  # add_loss calls so far: clearing losses is skipped while n
 
 
 # --- helpers --------------------------------------------------------------------------------------------------------
+def _tracing() -> bool:
+    from tensorlet._src.framework.context import ctx
+
+    interp = ctx.interp
+    return interp is not None and hasattr(interp, "read_variable")
+
+
 def _snake(name):
     import re
 

@@ -14,6 +14,8 @@ tensor ops and variable assignments, so a step can run inside ``tf.function``.
 
 from __future__ import annotations
 
+import sys
+
 import re
 import warnings
 
@@ -272,6 +274,9 @@ class Optimizer:
             if not self.built:
                 self.build(trainable_variables)
                 self.built = True
+                ck = sys.modules.get("tensorlet._src.train.checkpoint")
+                if ck is not None and ck._PENDING:  # slots restored before they existed (deferred restoration)
+                    ck.restore_pending(self)
             self._check_variables_are_known(trainable_variables)
         grads, trainable_variables = self._filter_empty_gradients(grads, trainable_variables)
         grads = [S.with_static_shape(g, v) for g, v in zip(grads, trainable_variables)]
