@@ -1,6 +1,7 @@
-"""CRC-32C (Castagnoli), as TFRecord framing uses it, in NumPy.
+"""CRC-32C (Castagnoli), as TFRecord framing uses it.
 
-No compiled CRC-32C is among tensorlet's dependencies, so the checksum is computed with tables:
+The ``google-crc32c`` package (a declared dependency; hardware CRC instructions, ~3 GB/s) computes it when its
+C extension is available.  Otherwise the checksum is computed in NumPy with tables:
 
 * short inputs: pure-Python slicing-by-8 (eight 256-entry tables, one step per 8 bytes);
 * many or long inputs (:func:`crc32c_many`): every record is cut into 64-byte chunks (the first one
@@ -26,6 +27,7 @@ _BLOCK = 1 << 20  # bytes of lanes advanced together
 _SMALL = 2048  # below this many bytes in total, pure Python is faster than NumPy's per-call overhead
 
 _state: dict = {}
+_native_state: dict = {}
 
 
 def _byte_tables() -> np.ndarray:
@@ -179,12 +181,36 @@ def _fold(v: np.ndarray, m: np.ndarray, chunk: int) -> np.ndarray:
     return v
 
 
+def _native():
+    """``google_crc32c.value`` when its C extension is installed, else None (the NumPy tables are used)."""
+    fn = _native_state.get("fn", False)
+    if fn is False:
+        try:
+            import google_crc32c
+
+            fn = google_crc32c.value if google_crc32c.implementation == "c" else None
+        except ImportError:
+            fn = None
+        _native_state["fn"] = fn
+    return fn
+
+
 def crc32c_many(buf, starts, lengths) -> np.ndarray:
     """CRC-32C of the ``len(starts)`` slices ``buf[starts[i]:starts[i] + lengths[i]]`` (uint32 array).
 
     ``buf`` is bytes-like.  One call should cover many records (a whole read buffer) to amortise
     NumPy's per-call cost.
     """
+    native = _native()
+    if native is not None:
+        mv = buf if isinstance(buf, bytes) else bytes(buf)  # the C extension takes bytes (slices copy: ~10 GB/s)
+        return np.array([native(mv[s:s + n]) for s, n in zip(np.asarray(starts).tolist(),
+                                                              np.asarray(lengths).tolist())], np.uint32)
+    return crc32c_many_numpy(buf, starts, lengths)
+
+
+def crc32c_many_numpy(buf, starts, lengths) -> np.ndarray:
+    """:func:`crc32c_many` with NumPy tables only."""
     src = np.frombuffer(buf, np.uint8)
     starts = np.asarray(starts, np.int64)
     lengths = np.asarray(lengths, np.int64)
@@ -216,6 +242,9 @@ def crc32c_many(buf, starts, lengths) -> np.ndarray:
 
 def crc32c(data) -> int:
     """CRC-32C of one bytes-like value.  ``crc32c(b"123456789") == 0xE3069283``."""
+    native = _native()
+    if native is not None:
+        return native(data if isinstance(data, bytes) else bytes(data))
     n = len(data)
     if n < _SMALL:
         return crc32c_py(data)

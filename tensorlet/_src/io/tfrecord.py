@@ -110,7 +110,7 @@ def frame_records(records) -> bytes:
         parts = []
         for i, r in enumerate(records):
             h = heads[8 * i:8 * i + 8]
-            parts += (h, _U32.pack(_crc.mask(_crc.crc32c_py(h))), r, _U32.pack(_crc.mask(_crc.crc32c_py(r))))
+            parts += (h, _U32.pack(_crc.mask(_crc.crc32c(h))), r, _U32.pack(_crc.mask(_crc.crc32c(r))))
         return b"".join(parts)
     data = b"".join(records)
     ends = np.cumsum(lengths.astype(np.int64))
@@ -322,9 +322,9 @@ def _first_bad(buf, starts, lengths):
     if total < 4096:
         for i in range(n):
             s, ln = int(starts[i]), int(lengths[i])
-            if _crc.mask(_crc.crc32c_py(buf[s:s + 8])) != _U32.unpack_from(buf, s + 8)[0]:
+            if _crc.mask(_crc.crc32c(buf[s:s + 8])) != _U32.unpack_from(buf, s + 8)[0]:
                 return i, "length"
-            if _crc.mask(_crc.crc32c_py(memoryview(buf)[s + 12:s + 12 + ln])) != _U32.unpack_from(buf, s + 12 + ln)[0]:
+            if _crc.mask(_crc.crc32c(memoryview(buf)[s + 12:s + 12 + ln])) != _U32.unpack_from(buf, s + 12 + ln)[0]:
                 return i, "data"
         return None, None
     a = np.frombuffer(buf, np.uint8)
@@ -396,7 +396,7 @@ def iter_records(path, compression_type="", offsets=False, *, start_offset=0, bl
             # buf now holds at most one incomplete record
             if len(buf) >= 12:
                 head = buf[:8]
-                if _crc.mask(_crc.crc32c_py(head)) != _U32.unpack_from(buf, 8)[0]:
+                if _crc.mask(_crc.crc32c(head)) != _U32.unpack_from(buf, 8)[0]:
                     raise _corrupted(path, base)
                 need = 16 + unpack(buf, 0)[0] - len(buf)
                 if need > block and not at_end:  # a record larger than a block: read the rest at once
