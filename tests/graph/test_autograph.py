@@ -174,3 +174,21 @@ def test_errors_point_at_the_users_line():
     assert "test_autograph.py" in str(info.value) and "tf.reshape(y, [7])" in str(info.value)
     frames = traceback.extract_tb(info.value.__traceback__)
     assert any(f.filename == __file__ and f.line.strip() == "return tf.reshape(y, [7])" for f in frames)
+
+
+def test_for_over_dataset_iterates_at_run_time():
+    ds = tf.data.Dataset.range(5).map(lambda v: tf.cast(v, tf.float32))
+    seen = tf.Variable(0.0)
+
+    @tf.function
+    def total(scale):
+        s = tf.constant(0.0)
+        for v in ds:
+            s += v * scale
+            seen.assign_add(1.0)
+        return s
+
+    assert float(total(tf.constant(1.0))) == 10.0
+    assert float(total(tf.constant(2.0))) == 20.0  # the dataset is iterated again on each call
+    assert total.experimental_get_tracing_count() == 1
+    assert float(seen.numpy()) == 10.0

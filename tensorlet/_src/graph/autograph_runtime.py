@@ -173,6 +173,8 @@ def for_stmt(iterable, body_fn, vals, names, break_name):
         iterable = iterable.value()
     if _symbolic(iterable) or isinstance(iterable, GraphTensor):
         return _graph_for(iterable, body_fn, vals, names, brk)
+    if _is_dataset(iterable) and _tracing():
+        return _dataset_for(iterable, body_fn, vals, names, brk)
     for item in iterable:
         if brk is not None and _symbolic(vals[brk]):
             return _graph_for_rest(iterable, item, body_fn, vals, names, brk)
@@ -180,6 +182,67 @@ def for_stmt(iterable, body_fn, vals, names, break_name):
             break
         vals = tuple(body_fn(item, *vals))
     return vals
+
+
+def _is_dataset(x) -> bool:
+    return type(x).__module__.startswith("tensorlet._src.data") and hasattr(x, "element_spec")
+
+
+def _tracing() -> bool:
+    from tensorlet._src.framework.context import ctx
+
+    return ctx.interp is not None and hasattr(ctx.interp, "read_variable")
+
+
+def _dataset_for(ds, body_fn, vals, names, brk):
+    """``for x in dataset`` inside tf.function: the dataset is iterated when the graph runs (a fresh iterator
+    per run, elements fetched by Python callbacks), not unrolled at trace time."""
+    from tensorlet._src.autodiff import lazy as T
+    from tensorlet._src.graph.py_func import numpy_function
+    from tensorlet._src.util import nest
+
+    spec = ds.element_spec
+    flat_spec = nest.flatten(spec)
+    state = {"it": None, "next": None}
+
+    def start():
+        state["it"] = iter(ds)
+        state["next"] = next(state["it"], None)
+        return np.asarray(state["next"] is not None)
+
+    def has_next():
+        return np.asarray(state["next"] is not None)
+
+    def take():
+        cur = state["next"]
+        state["next"] = next(state["it"], None)
+        return [np.asarray(x) for x in nest.flatten(cur)]
+
+    started = numpy_function(start, [], _bool_dtype())
+
+    def cond_fn(flag, *vs):
+        c = T.reshape(numpy_function(lambda _: has_next(), [flag], _bool_dtype()), [])
+        if brk is not None:
+            c = T.logical_and(c, T.logical_not(convert_to_tensor(vs[brk])))
+        return c
+
+    def body(flag, *vs):
+        flat = numpy_function(lambda _: take(), [flag], [s.dtype for s in flat_spec])
+        flat = flat if isinstance(flat, (list, tuple)) else [flat]
+        for t, s in zip(flat, flat_spec):
+            t.set_shape(s.shape)
+        item = nest.pack_sequence_as(spec, list(flat)) if nest.is_nested(spec) else flat[0]
+        out = body_fn(item, *vs)
+        return (flag,) + tuple(out)
+
+    res = _graph_loop(cond_fn, body, (T.reshape(started, []),) + tuple(vals), ("<started>",) + tuple(names))
+    return tuple(res[1:])
+
+
+def _bool_dtype():
+    from tensorlet._src.framework import dtypes as _dt
+
+    return _dt.bool
 
 
 def _graph_for_rest(iterable, item, body_fn, vals, names, brk):
