@@ -357,7 +357,13 @@ class Function:
                "values that change, use input_signature with None dims, or reduce_retracing=True.")
         if _config["retracing"] == "raise":
             raise RetracingError(msg)
-        warnings.warn(msg, RetracingWarning, stacklevel=4)
+        from tensorlet._src.framework.errors import user_frame
+
+        where = user_frame()
+        if where is None:
+            warnings.warn(msg, RetracingWarning, stacklevel=4)
+        else:  # attributed to the user's call site, not to tensorlet's frames
+            warnings.warn_explicit(msg, RetracingWarning, where[0], where[1], module="tensorlet.function")
 
     def _concrete_for_signature(self, args, kwargs):
         sig = self._input_signature
