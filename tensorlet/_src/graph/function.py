@@ -209,6 +209,7 @@ class Function:
         self._instance = instance
         self._fast = {}  # raw (args, kwargs) key -> ConcreteFunction
         self._eager_fast = {}  # ((np dtype, shape) per argument) -> ConcreteFunction, for all-eager-tensor calls
+        self._lock = threading.RLock()
         self._cache = {}  # canonical key -> ConcreteFunction
         self._relaxed = []  # (canonical key with None dims, ConcreteFunction)
         self._trace_count = 0
@@ -293,7 +294,8 @@ class Function:
         except TypeError:
             fast_key, cf = None, None
         if cf is None:
-            cf = self._concrete_for(args, kwargs)
+            with self._lock:  # one trace at a time (tf.data calls functions from worker threads)
+                cf = self._concrete_for(args, kwargs)
             if fast_key is not None and len(self._fast) < 256:
                 self._fast[fast_key] = cf
         if not kwargs and len(self._eager_fast) < 256 and all(a.__class__ is EagerTensor for a in args):
