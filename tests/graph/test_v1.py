@@ -118,3 +118,17 @@ def test_variable_scope_and_get_variable_reuse():
             sess.run(v1.global_variables_initializer())
             wv = sess.run(w)
         assert wv.shape == (3, 4) and np.all(np.abs(wv) <= limit)
+
+
+def test_control_dependencies_run_first():
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0)
+        inc = v.assign_add(1.0)
+        with tf.control_dependencies([inc]):
+            y = tf.identity(tf.constant(5.0)) * 1.0
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            assert float(sess.run(y)) == 5.0
+            assert float(sess.run(v)) == 2.0  # running y ran the assignment first
+    with tf.control_dependencies([tf.constant(1)]):  # eagerly: accepted, ops run in order anyway
+        assert float(tf.constant(2.0) + 1) == 3.0

@@ -26,6 +26,8 @@ import textwrap
 import types
 import weakref
 
+from tensorlet._src.ops.registry import tf_export  # noqa: E402
+
 _cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _SKIP_MODULES = ("tensorlet", "numpy", "jax", "builtins", "functools", "collections", "abc", "typing", "keras",
                  "tensorflow", "scipy", "ml_dtypes")
@@ -88,6 +90,7 @@ def _skip(fn) -> bool:
     return getattr(fn, "_tensorlet_do_not_convert", False)
 
 
+@tf_export("autograph.experimental.do_not_convert")
 def do_not_convert(func=None):
     """``@tf.autograph.experimental.do_not_convert``: keep ``func``'s Python control flow as written."""
     if func is None:

@@ -43,7 +43,7 @@ class RetracingError(RuntimeError):
     """Raised instead of retracing under ``set_retracing_policy("raise")``."""
 
 
-@tf_export("config.run_functions_eagerly")
+@tf_export("config.run_functions_eagerly", "config.experimental_run_functions_eagerly")
 def run_functions_eagerly(run_eagerly):
     """``tf.config.run_functions_eagerly(True)``: every ``tf.function`` runs its Python directly (debugging)."""
     _config["run_eagerly"] = bool(run_eagerly)

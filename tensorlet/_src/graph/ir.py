@@ -51,7 +51,7 @@ READ_VAR = _graph_only("ReadVariableOp")  # attrs: var (the Variable); the value
 
 
 class Node:
-    __slots__ = ("id", "op", "inputs", "attrs", "outputs", "name", "loc", "__weakref__")
+    __slots__ = ("id", "op", "inputs", "attrs", "outputs", "name", "loc", "control", "__weakref__")
 
     def __init__(self, graph, op, inputs, attrs, specs, name=None):
         self.id = next(graph._ids)
@@ -60,6 +60,7 @@ class Node:
         self.attrs = attrs
         self.name = name or f"{op.name}_{self.id}"
         self.loc = ""  # " (at file.py:LINE: source)" for nodes whose run-time errors must name the user's line
+        self.control = ()  # nodes that must run before this one (TF1 tf.control_dependencies)
         self.outputs = [GraphTensor(graph, self, i, s.shape, s.dtype) for i, s in enumerate(specs)]
 
     @property

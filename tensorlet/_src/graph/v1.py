@@ -100,6 +100,15 @@ class V1Builder(Tracer):
     def variable_created(self, var):
         self.v1graph._register_variable(var)
 
+    def bind(self, op, inputs, attrs):
+        r = super().bind(op, inputs, attrs)
+        deps = self.v1graph._control
+        if deps:
+            for t in (r if isinstance(r, tuple) else (r,)):
+                if isinstance(t, GraphTensor) and t.graph is self.graph and not t.node.control:
+                    t.node.control = tuple(deps)
+        return r
+
 
 def _unique(g, base):
     names = getattr(g, "_names", None)
@@ -124,6 +133,7 @@ class Graph:
         self._var_store: dict[str, Variable] = {}
         self._initial_values: dict[int, np.ndarray] = {}
         self._finalized = False
+        self._control = []  # nodes from enclosing tf.control_dependencies blocks
         self.seed = None
 
     @contextlib.contextmanager
@@ -332,6 +342,34 @@ def add_to_collection(name, value):
     get_default_graph().add_to_collection(name, value)
 
 
+@tf_export("control_dependencies", "compat.v1.control_dependencies")
+@contextlib.contextmanager
+def control_dependencies(control_inputs):
+    """Ops created in the block run after ``control_inputs`` (TF1 graphs). Eagerly and inside tf.function
+    ops already run in program order, so there it only checks its argument, as TF 2 does."""
+    b = _current_builder()
+    if b is None:
+        yield None
+        return
+    g = b.v1graph
+    nodes = []
+    for c in nest.flatten(control_inputs or []):
+        if isinstance(c, Operation):
+            nodes.append(c._node)
+        elif isinstance(c, GraphTensor):
+            nodes.append(c.node)
+        elif isinstance(c, Variable):
+            continue
+        elif c is not None:
+            raise TypeError(f"Control input must be Operation or Tensor: {c!r}")
+    saved = list(g._control)
+    g._control = saved + nodes if control_inputs is not None else []
+    try:
+        yield None
+    finally:
+        g._control = saved
+
+
 # --- Session -------------------------------------------------------------------------------------------------
 
 _sessions = threading.local()
@@ -452,6 +490,7 @@ def _execute(graph: IRGraph, targets, feeds):
                 todo.append(t.node)
         for d in n.attrs.get("deps", ()) if n.op is NO_OP else ():
             todo.append(d)
+        todo.extend(n.control)
     env = dict(feeds)
     for n in graph.nodes:
         if id(n) not in need:
