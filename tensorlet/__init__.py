@@ -17,6 +17,9 @@ from tensorlet._src.data.structure import (
     TypeSpec,
     type_spec_from_value,
 )
+from tensorlet._src.dropin import (
+    enable_tensorflow_alias,
+)
 from tensorlet._src.framework.context import (
     executing_eagerly,
     get_current_name_scope,
@@ -98,6 +101,7 @@ from tensorlet._src.graph.tensor_array import (
 )
 from tensorlet._src.graph.v1 import (
     Graph,
+    control_dependencies,
     gradients,
     group,
 )
@@ -306,6 +310,7 @@ _LAZY = {
     'data',
     'io',
     'keras',
+    'saved_model',
     'sparse',
     'summary',
     'train',

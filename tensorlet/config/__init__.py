@@ -16,6 +16,7 @@ from tensorlet._src.framework.device import (
 from tensorlet._src.graph.function import (
     functions_run_eagerly,
     run_functions_eagerly,
+    run_functions_eagerly as experimental_run_functions_eagerly,
 )
 from tensorlet.config import experimental  # tensorlet.config.experimental
 

@@ -160,6 +160,9 @@ from tensorlet._src.keras.layers.wrappers import (
     TimeDistributed,
     Wrapper,
 )
+from tensorlet._src.saved_model.tfsm_layer import (
+    TFSMLayer,
+)
 
 
 def __getattr__(name):

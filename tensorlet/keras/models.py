@@ -13,6 +13,10 @@ from tensorlet._src.keras.models import (
     clone_model,
     model_from_json,
 )
+from tensorlet._src.keras.saving.saving_api import (
+    load_model,
+    save_model,
+)
 
 
 def __getattr__(name):

@@ -31,8 +31,10 @@ def walk(mod, prefix, seen, visit, depth=0):
             continue
         path = prefix + n
         if isinstance(obj, types.ModuleType):
-            if depth == 0 and n in SKIP or n in ("python", "tools", "core", "include") or id(obj) in seen or depth > 3:
+            if depth == 0 and n in SKIP or id(obj) in seen or depth > 3:
                 continue
+            if not getattr(obj, "__name__", "").startswith("tensorflow._api."):
+                continue  # an implementation module re-exported by accident (absl flags' helpers, inspect, ...)
             seen.add(id(obj))
             walk(obj, path + ".", seen, visit, depth + 1)
         else:

@@ -245,7 +245,7 @@ def _traced_while(cond_fn, body_fn, lv, single, original, shape_invariants, maxi
         def b_fn(*phs, _n=n_plain, _carried=tuple(carried)):
             for v, ph in zip(_carried, phs[_n:]):
                 ctx.interp.graph.var_reads[id(v)] = ph
-                if v not in ctx.interp.graph.variables:
+                if all(v is not x for x in ctx.interp.graph.variables):
                     ctx.interp.graph.variables.append(v)
             out = body_graph_fn(*phs[:_n])
             return list(out) + [ctx.interp._current(v) for v in _carried]

@@ -173,6 +173,48 @@ RESHAPE_DYN = _graph_op("ReshapeDyn", lambda xp, x, shape: xp.reshape(x, tuple(n
 RESHAPE_DYN.n_out = 1
 
 
+def _concrete_dims(shape, what):
+    from tensorlet._src.graph.jaxrt import jax
+
+    dims = jax.core.concrete_or_error(np.asarray, shape, what)
+    return tuple(int(d) for d in np.asarray(dims).reshape(-1))
+
+
+def _dyn_dims_spec(shape):
+    n = shape.shape[0] if shape.shape.rank == 1 else None
+    if n is None:
+        return TensorShape(None)
+    if shape._const is not None:
+        return TensorShape([int(d) for d in np.asarray(shape._const).tolist()])
+    return TensorShape([None] * n)
+
+
+def _broadcast_dyn_grad(g, ans, x, shape):
+    from tensorlet._src.autodiff import lazy as T
+
+    xs = x.shape.as_list() if x.shape.rank is not None else None
+    if xs is None or g.shape.rank is None:
+        raise ValueError("the gradient of a tf.broadcast_to to a run-time shape needs the input's rank")
+    lead = g.shape.rank - len(xs)
+    axes = list(range(lead)) + [lead + i for i, d in enumerate(xs) if d == 1]
+    r = T.reduce_sum(g, axis=axes, keepdims=True) if axes else g
+    if lead:
+        r = T.reshape(r, T.shape(x))
+    return [r, None]
+
+
+BROADCAST_TO_DYN = _graph_op(
+    "BroadcastToDyn", lambda xp, x, shape: xp.broadcast_to(x, tuple(np.asarray(shape).tolist())),
+    jax_impl=lambda jnp, x, shape: jnp.broadcast_to(x, _concrete_dims(shape, "tf.broadcast_to")),
+    shape=lambda x, shape: [Spec(_dyn_dims_spec(shape), x.dtype)], grad=_broadcast_dyn_grad)
+BROADCAST_TO_DYN.n_out = 1
+FILL_DYN = _graph_op(
+    "FillDyn", lambda xp, dims, value: xp.full(tuple(np.asarray(dims).tolist()), value, dtype=value.dtype),
+    jax_impl=lambda jnp, dims, value: jnp.full(_concrete_dims(dims, "tf.fill"), value, dtype=value.dtype),
+    shape=lambda dims, value: [Spec(_dyn_dims_spec(dims), value.dtype)], grad=NONDIFF)
+FILL_DYN.n_out = 1
+
+
 # --- VJP: the gradient of a control-flow op ----------------------------------------------------------
 
 def _vjp_fn(fwd, fwd_attrs, n_primal, diff_in, diff_out):

@@ -84,7 +84,7 @@ class V1Builder(Tracer):
         g = self.graph
         node = g.add(READ_VAR, (), {"var": var}, [Spec(var.shape, var.dtype)],
                      name=_unique(g, var._name.split(":")[0].replace("/", "_") + "/read"))
-        if var not in g.variables:
+        if all(var is not x for x in g.variables):
             g.variables.append(var)
         return node.outputs[0]
 

@@ -706,6 +706,13 @@ def broadcast_to(input, shape, name=None):  # noqa: A002 - TF's argument name
         if len(dims) <= len(shape) and all(d.__class__ is int and (a == 1 or a == d)
                                            for a, d in zip(reversed(dims), reversed(shape))):
             return bind(BROADCAST_TO, x, shape=shape)
+    dyn = _dynamic_shape(shape)
+    if dyn is not None:  # traced, to a shape known only at run time
+        from tensorlet._src.graph.control_ops import BROADCAST_TO_DYN
+
+        from tensorlet._src.ops.math_binary import cast
+
+        return bind(BROADCAST_TO_DYN, x, cast(dyn, _dt.int32))
     shape = tuple(int_list(shape, "BroadcastTo", "idx"))
     dims = _dims(x)
     if dims is not None and None not in dims:

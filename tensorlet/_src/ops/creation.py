@@ -22,6 +22,22 @@ D = _dt
 # --- shapes given as lists, tuples, TensorShapes or int tensors --------------------------
 
 
+def _dynamic_dims(shape):
+    """While tracing: ``shape`` as one int32 tensor when an entry is a graph value known only at run time."""
+    if shape.__class__ in (list, tuple) and all(d.__class__ is int for d in shape):
+        return None
+    from tensorlet._src.ops.array_ops import _dynamic_shape
+
+    return _dynamic_shape(shape)
+
+
+def _fill_dyn(dims, value):
+    from tensorlet._src.graph.control_ops import FILL_DYN
+    from tensorlet._src.ops.math_binary import cast
+
+    return bind(FILL_DYN, cast(dims, D.int32), t(value))
+
+
 def dims_of(shape, op_name="Fill") -> tuple:
     """A concrete shape as a tuple of ints, with TF's errors (partially known, floats, negative dims)."""
     c = shape.__class__
@@ -115,6 +131,9 @@ def fill(dims, value, name=None, layout=None):
     if value.ndim != 0:
         raise errors.invalid_argument("Fill", f"value must represent a scalar, got shape "
                                               f"{errors.shape_str(value.shape)}")
+    dyn = _dynamic_dims(dims)
+    if dyn is not None:
+        return _fill_dyn(dyn, value)
     return bind(FILL, value, shape=dims_of(dims, "Fill"))
 
 
@@ -126,6 +145,9 @@ def zeros(shape, dtype=D.float32, name=None, layout=None):
     TensorShape([2, 3])
     """
     dtype = dtype if dtype.__class__ is _dt.DType else _dt.as_dtype(dtype)
+    dyn = _dynamic_dims(shape)
+    if dyn is not None:
+        return _fill_dyn(dyn, _scalar(dtype, False))
     return bind(FILL, _scalar(dtype, False), shape=dims_of(shape, "Fill"))
 
 
@@ -137,6 +159,9 @@ def ones(shape, dtype=D.float32, name=None, layout=None):
     array([1, 1], dtype=int32)
     """
     dtype = dtype if dtype.__class__ is _dt.DType else _dt.as_dtype(dtype)
+    dyn = _dynamic_dims(shape)
+    if dyn is not None:
+        return _fill_dyn(dyn, _scalar(dtype, True))
     return bind(FILL, _scalar(dtype, True), shape=dims_of(shape, "Fill"))
 
 

@@ -168,6 +168,15 @@ def _kept_shape(x, axis):
 
 def _expand(g, x, axis):
     """The reduction's upstream gradient ``g`` broadcast back to ``x``'s shape."""
+    if x.__class__ is not EagerTensor and not x.shape.is_fully_defined():  # traced with run-time dims
+        shp = T.shape(x)
+        if axis is None:
+            kept = T.ones_like(shp)
+        else:
+            mask = np.zeros(x.shape.rank, bool)
+            mask[list(axis)] = True
+            kept = T.where(T.constant(mask), T.ones_like(shp), shp)
+        return T.broadcast_to(T.reshape(g, kept), shp)
     if axis is None and g.ndim == 0:  # a full reduction: the scalar broadcasts as it is
         return T.broadcast_to(g, x._v.shape if x.__class__ is EagerTensor else tuple(x.shape))
     return T.broadcast_to(T.reshape(g, _kept_shape(x, axis)), tuple(x.shape))
@@ -178,6 +187,10 @@ def _sum_grad(g, ans, x, axis=None, keepdims=False):
 
 
 def _mean_grad(g, ans, x, axis=None, keepdims=False):
+    if x.__class__ is not EagerTensor and not x.shape.is_fully_defined():  # traced with run-time dims
+        shp = T.shape(x)
+        n = T.reduce_prod(shp if axis is None else T.gather(shp, list(axis)))
+        return _expand(g / T.cast(T.maximum(n, 1), g.dtype), x, axis)
     return _expand(g / max(_count(tuple(x.shape), axis), 1), x, axis)
 
 

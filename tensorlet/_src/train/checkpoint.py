@@ -171,6 +171,29 @@ class _Restoration:
         self.matched = {}
         self.restored_keys = set()
         self._subtree_vals = {}
+        self.expect_partial = False
+
+    def unused_nodes(self) -> list:
+        """Ids of the checkpoint's nodes holding values that no Python object received (yet)."""
+        return [nid for nid, node in enumerate(self.graph.nodes) if node.attributes and (
+            nid not in self.matched or any(a.checkpoint_key not in self.restored_keys for a in node.attributes))]
+
+    def __del__(self):
+        # as TF when its restore coordinator goes away: warn about values nothing used, unless expect_partial()
+        try:
+            if self.expect_partial:
+                return
+            unused = self.unused_nodes()
+            if unused:
+                from tensorlet._src.framework.context import get_logger
+
+                log = get_logger()
+                log.warning(_UNRESTORED_MSG)
+                for nid in unused:
+                    log.warning("Value in checkpoint could not be found in the restored object: %s",
+                                _path_text(self, nid))
+        except Exception:  # noqa: BLE001  (interpreter shutdown)
+            pass
 
     def node_has_values(self, nid) -> bool:
         node = self.graph.nodes[nid]
@@ -316,7 +339,13 @@ def restore_pending(owner=None) -> None:
     if not _PENDING or _in_pending[0]:
         return
     keys = list(_PENDING) if owner is None else [id(owner)]
+    if owner is not None and keys[0] not in _PENDING:
+        return
+    from tensorlet._src.framework.context import init_scope
+
     _in_pending[0] = True
+    scope = init_scope()  # values are assigned eagerly, also when the owner is built while a function is traced
+    scope.__enter__()
     try:
         for k in keys:
             entry = _PENDING.get(k)
@@ -341,6 +370,7 @@ def restore_pending(owner=None) -> None:
                 if not cur[1]:
                     _PENDING.pop(k, None)
     finally:
+        scope.__exit__(None, None, None)
         _in_pending[0] = False
 
 
@@ -351,6 +381,13 @@ def maybe_restore(owner, name=None, value=None) -> None:
 
 
 # --- status objects -----------------------------------------------------------------------------------------------
+_UNRESTORED_MSG = (
+    "Detecting that an object or model or tf.train.Checkpoint is being deleted with unrestored values. See the "
+    "following logs for the specific values in question. To silence these warnings, use `status.expect_partial()`. "
+    "See https://www.tensorflow.org/api_docs/python/tf/train/Checkpoint#restorefor details about the status object "
+    "returned by the restore function.")
+
+
 def _path_text(restoration, nid):
     # breadth-first path of a node in the checkpoint's graph, TF's "(root).a.b" spelling
     parents = {0: None}
@@ -432,7 +469,9 @@ class CheckpointLoadStatus:
         return self
 
     def expect_partial(self):
-        """Silences warnings about unused values (tensorlet does not warn); returns self."""
+        """Silences the warning about checkpointed values nothing used (logged when the restore is finished with,
+        as in TF); returns self."""
+        self._restoration.expect_partial = True
         return self
 
     def run_restore_ops(self, session=None):
@@ -505,6 +544,8 @@ class Checkpoint:
         if root is not None and not _tr.is_trackable(root):
             raise _not_trackable("root", root)
         object.__setattr__(self, "_proxy", _RootProxy(self) if root is not None else None)
+        if root is not None:  # TF attaches the root to itself as dependency "root" (sorted with the others)
+            kwargs["root"] = root
         for k, v in sorted(kwargs.items(), key=lambda kv: kv[0]):
             if not _tr.is_trackable(v):
                 raise _not_trackable(k, v)
@@ -608,5 +649,8 @@ class Checkpoint:
             self._maybe_create_save_counter()
         restoration = _Restoration(reader, graph, save_path)
         root = self._graph_root()
-        restoration.walk(0, root, (root, 0))
+        from tensorlet._src.framework.context import init_scope
+
+        with init_scope():
+            restoration.walk(0, root, (root, 0))
         return CheckpointLoadStatus(restoration, self)

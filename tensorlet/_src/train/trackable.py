@@ -101,8 +101,14 @@ def has_values(obj) -> bool:
 
 
 def full_name(obj) -> str:
+    """The variable's name as TF records it in the object graph (a Keras variable's ``path``)."""
+    if not is_variable(obj):
+        return ""
+    path = getattr(obj, "path", None)  # Keras 3 variables: "sequential/dense/kernel", "adam/iteration"
+    if isinstance(path, str) and path:
+        return path
     name = getattr(obj, "name", None)
-    if is_variable(obj) and isinstance(name, str):
+    if isinstance(name, str):
         return name[:-2] if name.endswith(":0") else name
     return ""
 
@@ -199,6 +205,9 @@ class ObjectGraph:
         self.paths = [()]
         self.edges = [[]]
         ids = {id(root): 0}
+        alias = getattr(root, "_checkpoint_pending_alias", None)  # Checkpoint(root): the root object is node 0
+        if alias is not None:
+            ids[id(alias)] = 0
         i = 0
         while i < len(self.nodes):
             obj = self.nodes[i]

@@ -49,4 +49,9 @@ def _sample(reason):
     for digit in range(10):
         idx = np.flatnonzero(y == digit)
         test[idx[len(idx) - len(idx) // 5:]] = True  # the last fifth of each digit
-    return (x[~test], y[~test]), (x[test], y[test])
+    # the sample file is sorted by digit; MNIST's own files are not: a fixed permutation restores a natural order
+    # (so shuffle buffers, validation_split and the first batches see every digit, as with the real data)
+    rng = np.random.default_rng(20121114)
+    tr, te = np.flatnonzero(~test), np.flatnonzero(test)
+    tr, te = tr[rng.permutation(len(tr))], te[rng.permutation(len(te))]
+    return (x[tr], y[tr]), (x[te], y[te])

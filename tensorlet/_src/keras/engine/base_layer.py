@@ -31,6 +31,7 @@ from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tens
 from tensorlet._src.framework.variables import Variable, VariableAggregation
 from tensorlet._src.keras import backend as _backend
 from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.train import keras_trackable as _ckpt_deps
 from tensorlet._src.util import nest
 
 _local = threading.local()
@@ -1027,8 +1028,13 @@ class Layer(Module):
                                "method. Go back and add it.")
         _STRUCTURE[0] += 1
         object.__setattr__(self, name, value)
-        if _module.setattr_hook is not None and not name.startswith("_"):
+        _ckpt_deps.note_assignment(self, name, value)  # checkpoint dependencies keep first-assignment order
+        if _module.setattr_hook is not None:
             _module.setattr_hook(self, name, value)
+
+    def _checkpoint_dependencies(self):
+        """What ``tf.train.Checkpoint`` saves under this layer, named as Keras 3 on TF names it."""
+        return _ckpt_deps.layer_children(self)
 
 
 _STRUCTURE = [0]  # bumped whenever layer structure may change (attribute set, weight added, layer built)

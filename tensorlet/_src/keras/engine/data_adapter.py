@@ -14,7 +14,8 @@ import warnings
 
 import numpy as np
 
-from tensorlet._src.framework.tensor import Tensor, constant
+from tensorlet._src.framework import dtypes as _dt
+from tensorlet._src.framework.tensor import Tensor, _wrap, constant
 from tensorlet._src.framework.variables import Variable
 from tensorlet._src.keras import backend as _backend
 from tensorlet._src.ops.registry import tf_export
@@ -174,6 +175,33 @@ def _to_batch(x, y, sw):
     return (x, y, nest.map_structure(_tensor, sw))
 
 
+def _to_batch_structure(x, y, sw):
+    """The structure ``_to_batch`` gives a batch, with the leaves left as they are."""
+    if y is None and sw is None:
+        return (x,)
+    if sw is None:
+        return (x, y)
+    return (x, y, sw)
+
+
+def _batch_maker(a):
+    """array slice -> batch tensor: numeric slices are wrapped as they are (a fancy-indexed slice is already a
+    copy; a plain slice is copied, so batches never alias the user's arrays); others go through ``constant``."""
+    try:
+        plain = a.dtype.kind not in "USO" and _dt.from_numpy(a.dtype) is not None
+    except TypeError:
+        plain = False
+    if not plain:
+        return constant
+
+    def make(part):
+        if part.base is not None:
+            part = part.copy()
+        return _wrap(part)
+
+    return make
+
+
 def _standardize_batch(data, class_weight=None):
     """A batch from a dataset/generator: a tuple ``(x,)``/``(x, y)``/``(x, y, sw)`` with class weights applied."""
     if isinstance(data, list):
@@ -210,6 +238,21 @@ class ArrayAdapter:
         self.batch_size = batch_size or 32
         self.shuffle = shuffle
         self.num_batches = int(math.ceil(self.size / self.batch_size)) if self.size else 0
+        # the batch structure of ``_to_batch`` with the full arrays as leaves: each batch slices every leaf
+        self._template = _to_batch_structure(self.x, self.y, self.sw)
+        self._leaves = nest.flatten(self._template)
+        self._flat_tuple = self._template.__class__ is tuple and not any(
+            nest.is_nested(v) for v in self._template)
+
+    def batch_counts(self):
+        """``{batch size: number of such batches per epoch}``."""
+        if not self.size:
+            return {}
+        full, rest = divmod(self.size, self.batch_size)
+        counts = {self.batch_size: full} if full else {}
+        if rest:
+            counts[rest] = 1
+        return counts
 
     def __iter__(self):
         idx = None
@@ -218,12 +261,13 @@ class ArrayAdapter:
         order = range(self.num_batches)
         if self.shuffle == "batch":
             order = np.random.permutation(self.num_batches)
+        makers = [None if a is None else _batch_maker(a) for a in self._leaves]
+        leaves = self._leaves
         for b in order:
             lo, hi = b * self.batch_size, min(self.size, (b + 1) * self.batch_size)
             sel = idx[lo:hi] if idx is not None else slice(lo, hi)
-            take = (lambda a, sel=sel: None if a is None else a[sel])
-            yield _to_batch(nest.map_structure(take, self.x), nest.map_structure(take, self.y),
-                            nest.map_structure(take, self.sw))
+            vals = [None if m is None else m(a[sel]) for m, a in zip(makers, leaves)]
+            yield tuple(vals) if self._flat_tuple else nest.pack_sequence_as(self._template, vals)
 
     def on_epoch_begin(self):
         pass
@@ -356,6 +400,13 @@ class EpochIterator:
     @property
     def num_batches(self):
         return self.steps_per_epoch or self._num_batches
+
+    def batch_counts(self):
+        """``{batch size: count}`` of the batches of one epoch when known in advance (arrays), else ``None``."""
+        counts = getattr(self.adapter, "batch_counts", None)
+        if counts is None or self.steps_per_epoch:
+            return None
+        return counts()
 
     def _warn(self):
         warnings.warn("Your input ran out of data; interrupting training. Make sure that your dataset or generator "

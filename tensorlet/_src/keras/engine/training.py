@@ -13,12 +13,13 @@ through ``step_function`` (compiled with ``tf.function(jit_compile=...)`` unless
 
 from __future__ import annotations
 
+import collections.abc
 import warnings
 
 import numpy as np
 
 from tensorlet._src.autodiff import lazy as T
-from tensorlet._src.framework.tensor import Tensor
+from tensorlet._src.framework.tensor import EagerTensor, Tensor
 from tensorlet._src.keras.engine import data_adapter as _da
 from tensorlet._src.keras.engine.base_layer import Layer
 from tensorlet._src.ops.registry import tf_export
@@ -28,12 +29,14 @@ _GRAPH_BROKEN = set()  # step kinds whose compiled form failed to trace (they th
 
 
 def step_function(fn, run_eagerly=False, jit_compile=None, kind="train"):
-    """The ONE place where Keras compiles a step: ``tf.function(fn, jit_compile=...)`` or ``fn`` itself.
+    """The ONE place where Keras compiles a step: a ``_StepRunner`` over ``tf.function``, or ``fn`` itself.
 
-    One compiled function is kept per input signature (shapes and dtypes of the batch), so the last, smaller batch
-    of an epoch compiles once more instead of retracing.  If a signature's first (tracing) call fails, that
-    signature runs eagerly from then on (an error in the step itself is then raised by the eager run), with a
-    warning, so training keeps working while the graph compiler grows.
+    ``run(data)`` runs ``fn(data)`` compiled: one ``tf.function`` per input signature (structure, shapes and
+    dtypes of the batch), so the last, smaller batch of an epoch compiles once more instead of retracing.  The
+    batch is passed as flat positional tensors and the results come back flat, then are rebuilt here, which keeps
+    every call on ``tf.function``'s fast path.  If a signature's first (tracing) call fails, that signature runs
+    eagerly from then on (an error in the step itself is then raised by the eager run), with a warning, so
+    training keeps working while the graph compiler grows.
     """
     if run_eagerly:
         return fn
@@ -44,27 +47,151 @@ def step_function(fn, run_eagerly=False, jit_compile=None, kind="train"):
     except (ImportError, AttributeError):
         return fn
     jit = bool(jit_compile) if jit_compile not in (None, "auto") else None
-    compiled = {}
+    return _StepRunner(fn, tf_function, jit, kind)
 
-    def run(data):
-        key = _signature(data)
-        f = compiled.get(key)
-        if f is None:
-            f = compiled[key] = tf_function(fn, jit_compile=jit)
+
+class _StepRunner:
+    """Calls a Keras step compiled per batch signature (see ``step_function``).
+
+    ``expect(counts)`` tells the runner how often each batch size will run in the coming loop (``{32: 312, 8:
+    2}``); a train step signature that will run at least twice is compiled with XLA on its first call (the tiered
+    executor would compile it on its second), so every compile happens in the first epoch.
+    """
+
+    def __init__(self, fn, tf_function, jit, kind):
+        self.python_function = fn
+        self._tf_function = tf_function
+        self._jit = jit
+        self._kind = kind
+        self._fast = {}  # (np dtype, shape) per element of a flat tuple batch -> run(batch)
+        self._by_key = {}  # (structure, leaf signatures) -> run(batch, flat leaves)
+        self._expected = None
+        self._converted = None
+
+    def expect(self, counts):
+        self._expected = counts
+
+    def __call__(self, data):
+        if data.__class__ is tuple:
+            key = []
+            for t in data:
+                if t.__class__ is not EagerTensor:
+                    break
+                v = t._v
+                key.append((v.dtype, v.shape))
+            else:
+                run = self._fast.get(tuple(key))
+                if run is not None:
+                    return run(data)
+        flat = nest.flatten(data)
+        if all(x.__class__ is EagerTensor or x is None for x in flat):
+            key = (_structure_key(data), tuple(None if x is None else (x._v.dtype, x._v.shape) for x in flat))
+        else:  # composite or symbolic leaves: the structured call, keyed as tf.function would
+            key = ("structured", _signature(data))
+        run = self._by_key.get(key)
+        if run is None:
+            return self._first_call(key, data, flat)
+        return run(data, flat)
+
+    def _python(self):
+        if self._converted is None:
+            fn = self.python_function
             try:
-                return f(data)
-            except Exception as e:  # noqa: BLE001
-                compiled[key] = fn
-                out = fn(data)  # a genuine error in the step raises here, eagerly
-                if kind not in _GRAPH_BROKEN:
-                    _GRAPH_BROKEN.add(kind)
-                    warnings.warn(f"The Keras {kind} step could not be compiled ({type(e).__name__}: {e}); it "
-                                  "runs eagerly.", stacklevel=3)
-                return out
-        return f(data)
+                from tensorlet._src.graph.autograph import convert
 
-    run.python_function = fn
-    return run
+                fn = convert(fn)  # the flat wrapper is tensorlet code, which AutoGraph does not descend into
+            except ImportError:
+                pass
+            self._converted = fn
+        return self._converted
+
+    def _first_call(self, key, data, flat):
+        if key[0] == "structured":
+            f = self._tf_function(self.python_function, jit_compile=self._jit)
+            return self._guarded(key, data, lambda: self._install(key, lambda b, fl: f(b))(data, flat))
+        positions = [i for i, x in enumerate(flat) if x is not None]
+        n_leaves, template, python = len(flat), data, self._python()
+        out_template = []
+
+        def flat_step(*tensors):
+            leaves = [None] * n_leaves
+            for i, t in zip(positions, tensors):
+                leaves[i] = t
+            out = python(nest.pack_sequence_as(template, leaves))
+            out_template[:] = [out]
+            return tuple(nest.flatten(out))
+
+        flat_step.__name__ = flat_step.__qualname__ = getattr(self.python_function, "__name__", self._kind + "_step")
+        plain = data.__class__ is tuple and len(positions) == len(data)  # a flat tuple of tensors
+
+        def first(f):
+            result = f(*[flat[i] for i in positions])
+            unpack = _unpacker(out_template[0])
+            if plain:
+                self._fast[key[1]] = lambda b: unpack(f(*b))
+            self._install(key, lambda b, fl: unpack(f(*[fl[i] for i in positions])))
+            return unpack(result)
+
+        if self._jit is None and self._kind == "train" and self._expected is not None and \
+                self._expected.get(_batch_dim(flat), 0) >= 2:
+            # it will run repeatedly: compile with XLA now rather than on the second call
+            try:
+                return first(self._tf_function(flat_step, jit_compile=True, autograph=False))
+            except Exception:  # noqa: BLE001  (XLA cannot compile it: the tiered executor runs it below)
+                pass
+        f = self._tf_function(flat_step, jit_compile=self._jit, autograph=False)
+        return self._guarded(key, data, lambda: first(f))
+
+    def _install(self, key, run):
+        self._by_key[key] = run
+        return run
+
+    def _guarded(self, key, data, call):
+        """The first call of a signature; if it cannot be compiled, that signature runs eagerly from then on."""
+        try:
+            return call()
+        except Exception as e:  # noqa: BLE001
+            fn = self.python_function
+            self._install(key, lambda b, fl: fn(b))
+            out = fn(data)  # a genuine error in the step raises here, eagerly
+            if self._kind not in _GRAPH_BROKEN:
+                _GRAPH_BROKEN.add(self._kind)
+                warnings.warn(f"The Keras {self._kind} step could not be compiled ({type(e).__name__}: {e}); it "
+                              "runs eagerly.", stacklevel=4)
+            return out
+
+
+def _batch_dim(flat):
+    for x in flat:
+        if x is not None and x._v.ndim:
+            return x._v.shape[0]
+    return None
+
+
+def _structure_key(x):
+    """The nesting of a batch (container types and dict keys), with leaves reduced to tensor/None."""
+    cls = x.__class__
+    if cls is tuple or cls is list or isinstance(x, (tuple, list)):
+        return (cls, tuple(_structure_key(v) for v in x))
+    if isinstance(x, collections.abc.Mapping):
+        return (cls, tuple((repr(k), _structure_key(x[k])) for k in sorted(x, key=repr)))
+    return None if x is None else 0
+
+
+def _unpacker(template):
+    """flat step outputs -> the step's structured outputs (a flat dict of results is the common case)."""
+    if not nest.is_nested(template):
+        return lambda outs: outs[0]
+    if template.__class__ is dict and not any(nest.is_nested(v) for v in template.values()):
+        keys = list(template)
+        try:
+            ordered = sorted(keys)
+        except TypeError:
+            ordered = keys
+        if ordered == keys:
+            return lambda outs: dict(zip(keys, outs))
+        return lambda outs: (lambda d: {k: d[k] for k in keys})(dict(zip(ordered, outs)))
+    return lambda outs: nest.pack_sequence_as(template, list(outs))
 
 
 def _signature(data):
@@ -104,6 +231,30 @@ def _callback_list(callbacks, model, **params):
     if CallbackList is not None:
         return CallbackList(callbacks, model=model, **params)
     return _MiniCallbackList(callbacks, model=model, **params)
+
+
+_BATCH_HOOKS = {"train": ("on_train_batch_begin", "on_train_batch_end", "on_batch_begin", "on_batch_end"),
+                "test": ("on_test_batch_begin", "on_test_batch_end"),
+                "predict": ("on_predict_batch_begin", "on_predict_batch_end")}
+
+
+def _uses_batch_hooks(callbacks, kind):
+    """Whether a callback overrides a per-batch hook of this loop.  When none does, the loop skips the hooks and,
+    with them, reading each step's results back as Python numbers (History and a silent fit need epoch logs only).
+    """
+    try:
+        from tensorlet._src.keras.callbacks import Callback, CallbackList
+    except ImportError:
+        return True
+    if type(callbacks) is not CallbackList:  # a subclass may hook batches itself
+        return True
+    for cb in callbacks.callbacks:
+        if not isinstance(cb, Callback):
+            return True
+        for name in _BATCH_HOOKS[kind]:
+            if getattr(getattr(cb, name, None), "__func__", None) is not getattr(Callback, name):
+                return True  # overridden in a subclass, or set on the instance (LambdaCallback)
+    return False
 
 
 class _MiniHistory:
@@ -151,6 +302,15 @@ class _MiniCallbackList:
                     fn(*args, **kwargs)
 
         return hook
+
+
+def _expect(step_fn, iterator, epochs):
+    """Tells a compiled step how often each batch size will run in this loop (``None``: unknown)."""
+    expect = getattr(step_fn, "expect", None)
+    if expect is None:
+        return
+    counts = iterator.batch_counts() if iterator is not None and epochs > 0 else None
+    expect(None if counts is None else {b: n * epochs for b, n in counts.items()})
 
 
 def _first_batch_size(x):
@@ -440,6 +600,15 @@ class Model(Layer):
             x, _, _ = _da.unpack_x_y_sample_weight(data)
             self._call_training(x, False)
 
+    def _build_optimizer(self):
+        """As Keras's symbolic build: the optimizer's slots exist before the first compiled step (so values a
+        checkpoint restored for them land before training, outside the traced step)."""
+        from tensorlet._src.keras.optimizers.base import Optimizer
+
+        opt = self.optimizer
+        if isinstance(opt, Optimizer) and not opt.built and self.built:
+            opt.build(self.trainable_variables)
+
     def _run_steps(self, fn, data_list):
         logs = None
         for data in data_list:
@@ -468,6 +637,9 @@ class Model(Layer):
         train_fn = self.make_train_function()
         callbacks.on_train_begin()
         initial_epoch = self._initial_epoch or initial_epoch  # BackupAndRestore sets it in on_train_begin
+        _expect(train_fn, iterator, epochs - initial_epoch)
+        hooks = _uses_batch_hooks(callbacks, "train")
+        first = True
         training_logs = None
         logs = {}
         val_iterator = None
@@ -475,13 +647,19 @@ class Model(Layer):
             self.reset_metrics()
             callbacks.on_epoch_begin(epoch)
             for step, data in iterator.enumerate_epoch():
-                callbacks.on_train_batch_begin(step)
-                self._symbolic_build(data)
-                logs = _pythonify(train_fn(data))
-                callbacks.on_train_batch_end(step, logs)
+                if hooks:
+                    callbacks.on_train_batch_begin(step)
+                if first:
+                    self._symbolic_build(data)
+                    self._build_optimizer()
+                    first = False
+                logs = train_fn(data)
+                if hooks:
+                    logs = _pythonify(logs)
+                    callbacks.on_train_batch_end(step, logs)
                 if self.stop_training:
                     break
-            epoch_logs = dict(_pythonify(self.get_metrics_result()) if self.compiled else logs)
+            epoch_logs = dict(_pythonify(self.get_metrics_result()) if self.compiled else _pythonify(logs))
             if validation_data is not None and self._should_eval(epoch, validation_freq):
                 if val_iterator is None:
                     val_iterator = _da.EpochIterator(val_x, val_y, val_sw,
@@ -496,6 +674,7 @@ class Model(Layer):
                 break
         if self.optimizer is not None and hasattr(self.optimizer, "finalize_variable_values") and epochs > 0:
             self.optimizer.finalize_variable_values(self.trainable_weights)
+        _expect(train_fn, None, 0)
         callbacks.on_train_end(logs=training_logs)
         return self.history
 
@@ -529,12 +708,16 @@ class Model(Layer):
         callbacks.on_test_begin()
         logs = {}
         self.reset_metrics()
+        hooks = _uses_batch_hooks(callbacks, "test")
         for step, data in iterator.enumerate_epoch():
-            callbacks.on_test_batch_begin(step)
-            self._symbolic_build(data)
-            logs = _pythonify(test_fn(data))
-            callbacks.on_test_batch_end(step, logs)
-            if getattr(self, "stop_evaluating", False):
+            if hooks:
+                callbacks.on_test_batch_begin(step)
+            if not self.built:
+                self._symbolic_build(data)
+            logs = test_fn(data)
+            if hooks:
+                callbacks.on_test_batch_end(step, _pythonify(logs))
+            if self.stop_evaluating:
                 break
         logs = _pythonify(self.get_metrics_result())
         callbacks.on_test_end(logs)
@@ -567,13 +750,20 @@ class Model(Layer):
         self.stop_predicting = False
         callbacks.on_predict_begin()
         batches = []
+        hooks = _uses_batch_hooks(callbacks, "predict")
         for step, data in iterator.enumerate_epoch():
-            callbacks.on_predict_batch_begin(step)
-            self._symbolic_build(data)
+            if hooks:
+                callbacks.on_predict_batch_begin(step)
+            if not self.built:
+                self._symbolic_build(data)
             batch = predict_fn(data)
-            batch = nest.map_structure(lambda t: np.asarray(t) if isinstance(t, Tensor) else t, batch)
+            if batch.__class__ is EagerTensor:
+                batch = np.asarray(batch)
+            else:
+                batch = nest.map_structure(lambda t: np.asarray(t) if isinstance(t, Tensor) else t, batch)
             batches.append(batch)
-            callbacks.on_predict_batch_end(step, {"outputs": batch})
+            if hooks:
+                callbacks.on_predict_batch_end(step, {"outputs": batch})
             if self.stop_predicting:
                 break
         callbacks.on_predict_end()
@@ -596,6 +786,7 @@ class Model(Layer):
             sample_weight = _da.class_weight_to_sample_weights(np.asarray(y), class_weight)
         data = _single_batch(x, y, sample_weight)
         self._symbolic_build(data)
+        self._build_optimizer()
         self.reset_metrics()
         logs = _pythonify(self.make_train_function()(data))
         if return_dict:
@@ -672,6 +863,13 @@ class Model(Layer):
         from tensorlet._src.keras.saving import saving_api
 
         return saving_api.save_model(self, filepath, overwrite=overwrite, **kwargs)
+
+    def export(self, filepath, format="tf_saved_model", verbose=None, input_signature=None, **kwargs):
+        """Writes a SavedModel with ``serve``/``serving_default`` signatures calling the model (inference)."""
+        from tensorlet._src.saved_model.keras_export import export_keras_model
+
+        return export_keras_model(self, filepath, format=format, verbose=verbose, input_signature=input_signature,
+                                  **kwargs)
 
     def to_json(self, **kwargs):
         """The model's config as a JSON string (``keras.models.model_from_json`` reverses it)."""

@@ -20,6 +20,7 @@ import re
 import warnings
 
 from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.framework import module as _module
 from tensorlet._src.keras import _objects
 from tensorlet._src.keras.optimizers import _sparse as S
 from tensorlet._src.ops.registry import tf_export
@@ -120,6 +121,12 @@ class Optimizer:
                                  "or a callable (that takes in the current iteration value and returns the "
                                  f"corresponding learning rate value). Received instead: learning_rate={learning_rate}")
             self._learning_rate = self._own_variable(learning_rate, "learning_rate", _objects.floatx())
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        hook = _module.setattr_hook
+        if hook is not None:  # deferred checkpoint restoration: slots assigned in build() get their saved values
+            hook(self, name, value)
 
     def _own_variable(self, value, name, dtype):
         v = keras_variable(value, name, dtype, f"{self.name}/{name}")
@@ -554,18 +561,11 @@ class Optimizer:
         return cls(**config)
 
     def _checkpoint_dependencies(self):
-        """Checkpoint children named as TF names a Keras 3 optimizer's (``_iterations``, ``_learning_rate``,
-        ``_trainable_variables/0``, variable attributes such as ``_u_product``, inner optimizers, ``_variables/N``)."""
-        deps = [("_iterations", self._iterations)]
-        if _is_variable(self._learning_rate):
-            deps.append(("_learning_rate", self._learning_rate))
-        deps.append(("_trainable_variables", list(self._trainable_variables)))
-        skip = {"_iterations", "_learning_rate", "_variables", "_trainable_variables"}
-        for key, value in sorted(vars(self).items()):
-            if key not in skip and (_is_variable(value) or isinstance(value, Optimizer)):
-                deps.append((key, value))
-        deps.append(("_variables", list(self._variables)))
-        return deps
+        """Checkpoint children named as TF names a Keras 3 optimizer's: its attributes in assignment order
+        (``_variables/N``, ``_trainable_variables/N``, ``_iterations``, ``_learning_rate``, slot lists...)."""
+        from tensorlet._src.train.keras_trackable import optimizer_children
+
+        return optimizer_children(self)
 
     def __repr__(self):
         return f"<{type(self).__module__}.{type(self).__name__} object at {hex(id(self))}>"

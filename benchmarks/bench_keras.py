@@ -1,0 +1,367 @@
+"""Keras speed: `fit` step time, first-epoch (compile) time, `model(x)`/`predict` overhead, memory over many calls.
+
+Workloads (issue "Keras", section Speed), on the 5,000-image MNIST sample shipped in the package (x / 255 as float32,
+batch 32, Adam, SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"], verbose=0):
+
+* ``cnn``: the seed CNN: Conv2D(16, 3, relu), Conv2D(16, 3, relu), GlobalAveragePooling2D, Dense(10)
+  (target: step <= 0.85x Keras-on-JAX's);
+* ``mlp``: Flatten, Dense(128, relu), Dense(10) (target: step <= 0.9x Keras-on-JAX's);
+* ``model(x)`` of a small model (Dense 8-16-4 on 4 rows): <= 0.2x TF-backend Keras's eager call;
+  ``predict`` of one batch of it: <= 2 ms;
+* 10,000 ``model(x)`` and 10,000 ``predict`` calls in a loop: flat memory (RSS and live Python objects).
+
+Step time is the best (and median) steady-state epoch -- every epoch after the first, which holds the compiles --
+divided by the 157 steps of an epoch.  Every framework starts from the same weights.  For the CNN and the MLP, the
+tensorlet step is also split into the compiled train step called directly on one batch and a hand-written
+``jax.jit`` step of the same computation (Adam and the two metrics included), to separate the Keras loop's cost,
+the graph runtime's cost and XLA's compute.
+
+    python benchmarks/bench_keras.py                       # tensorlet only (plus the jax.jit reference)
+    PYTHONPATH=$PWD /work/tfenv/bin/python benchmarks/bench_keras.py  # + Keras 3 on TF (in-process) and on JAX
+    options: --epochs N  --rounds R (repeat and keep the best)  --only cnn,mlp,call,memory  --json out.json
+             --mem-calls N (10,000)  --peer-mem-calls N (1,000; a tenth of it for TF's predict, ~0.1 s a call)
+             --no-peers
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.util
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import timeit
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(ROOT, "tensorlet", "_src", "data", "mnist_5k.npz")
+MARK = "@@bench_keras@@"
+
+
+# --- data, models, weights -------------------------------------------------------------------------------------------
+def load_data():
+    d = np.load(DATA)
+    return (d["x"] / 255.0).astype(np.float32)[..., None], d["y"].astype(np.int32)
+
+
+def init_weights(kind, seed=0):
+    rng = np.random.default_rng(seed)
+
+    def glorot(*shape):
+        fan_in = int(np.prod(shape[:-1]))
+        fan_out = shape[-1] * (int(np.prod(shape[:-2])) if len(shape) > 2 else 1)
+        lim = np.sqrt(6.0 / (fan_in + fan_out))
+        return rng.uniform(-lim, lim, size=shape).astype(np.float32)
+
+    if kind == "cnn":
+        return [glorot(3, 3, 1, 16), np.zeros(16, np.float32), glorot(3, 3, 16, 16), np.zeros(16, np.float32),
+                glorot(16, 10), np.zeros(10, np.float32)]
+    if kind == "mlp":
+        return [glorot(784, 128), np.zeros(128, np.float32), glorot(128, 10), np.zeros(10, np.float32)]
+    return [glorot(8, 16), np.zeros(16, np.float32), glorot(16, 4), np.zeros(4, np.float32)]  # small
+
+
+def build(keras, kind):
+    L = keras.layers
+    if kind == "cnn":
+        layers = [keras.Input((28, 28, 1)), L.Conv2D(16, 3, activation="relu"), L.Conv2D(16, 3, activation="relu"),
+                  L.GlobalAveragePooling2D(), L.Dense(10)]
+    elif kind == "mlp":
+        layers = [keras.Input((28, 28, 1)), L.Flatten(), L.Dense(128, activation="relu"), L.Dense(10)]
+    else:
+        layers = [keras.Input((8,)), L.Dense(16, activation="relu"), L.Dense(4)]
+    model = keras.Sequential(layers)
+    model.set_weights(init_weights(kind))
+    return model
+
+
+def rss_kb():
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+    except OSError:  # not Linux
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+# --- measurements (run against any Keras: tensorlet's, Keras 3 on TF, Keras 3 on JAX) -----------------------------
+def bench_fit(keras, kind, epochs, x, y):
+    model = build(keras, kind)
+    model.compile(optimizer=keras.optimizers.Adam(), metrics=["accuracy"],
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    times = []
+
+    class EpochTimer(keras.callbacks.Callback):  # epoch hooks only: a silent fit needs no per-batch logs
+        def on_epoch_begin(self, epoch, logs=None):
+            self.t0 = time.perf_counter()
+
+        def on_epoch_end(self, epoch, logs=None):
+            times.append(time.perf_counter() - self.t0)
+
+    hist = model.fit(x, y, batch_size=32, epochs=epochs, verbose=0, callbacks=[EpochTimer()])
+    steps = -(-len(x) // 32)
+    steady = [t / steps * 1e3 for t in times[1:]]
+    return {"first_epoch_s": times[0], "steady_ms_min": min(steady), "steady_ms_median": statistics.median(steady),
+            "epoch_s": times, "final_loss": float(hist.history["loss"][-1]),
+            "final_accuracy": float(hist.history["accuracy"][-1]), "model": model}
+
+
+def best_us(fn, number, repeat=5):
+    fn()
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+
+
+def bench_call(keras, to_tensor):
+    model = build(keras, "small")
+    x4 = np.random.default_rng(2).random((4, 8), dtype=np.float32)
+    x32 = np.random.default_rng(3).random((32, 8), dtype=np.float32)
+    xt = to_tensor(x4)
+    model(xt)
+    model.predict(x32, verbose=0)
+    out = {"call_us": best_us(lambda: model(xt), 300), "call_numpy_us": best_us(lambda: model(x4), 300)}
+    n = 3 if "tensorflow" in type(xt).__module__ else 30  # TF builds a tf.data pipeline per predict (~0.1 s)
+    out["predict_us"] = best_us(lambda: model.predict(x32, verbose=0), n, repeat=3)
+    return out
+
+
+def bench_memory(keras, to_tensor, calls, predict_calls):
+    model = build(keras, "small")
+    xt = to_tensor(np.ones((4, 8), np.float32))
+    x32 = np.ones((32, 8), np.float32)
+    out = {"calls": calls, "predict_calls": predict_calls}
+    for name, fn, n in (("call", lambda: model(xt), calls),
+                        ("predict", lambda: model.predict(x32, verbose=0), predict_calls)):
+        for _ in range(max(20, n // 20)):  # warm up: compiles, caches, allocator pools
+            fn()
+        gc.collect()
+        rss0, objs0 = rss_kb(), len(gc.get_objects())
+        for _ in range(n):
+            fn()
+        gc.collect()
+        out[f"{name}_rss_growth_kb"] = rss_kb() - rss0
+        out[f"{name}_object_growth"] = len(gc.get_objects()) - objs0
+    return out
+
+
+# --- the compiled step alone, and the same computation written in jax.jit -------------------------------------------
+def tensorlet_step_ms(tl, model, x, y, steps):
+    """The model's compiled train step (as ``fit`` calls it) on one fixed batch."""
+    fn = model.make_train_function()
+    data = (tl.constant(x[:32]), tl.constant(y[:32]))
+    fn(data)
+    return best_us(lambda: fn(data), steps) / 1e3
+
+
+def jax_reference_ms(kind, x, y, steps, donate):
+    """The Keras train step of ``kind`` written directly in jax.jit: forward, grads, Keras's Adam, loss/accuracy."""
+    import jax
+    import jax.numpy as jnp
+
+    dn = ("NHWC", "HWIO", "NHWC")
+
+    def forward(ps, a):
+        if kind == "cnn":
+            w1, b1, w2, b2, w3, b3 = ps
+            h = jax.nn.relu(jax.lax.conv_general_dilated(a, w1, (1, 1), "VALID", dimension_numbers=dn) + b1)
+            h = jax.nn.relu(jax.lax.conv_general_dilated(h, w2, (1, 1), "VALID", dimension_numbers=dn) + b2)
+            return h.mean(axis=(1, 2)) @ w3 + b3
+        w1, b1, w2, b2 = ps
+        return jax.nn.relu(a.reshape(a.shape[0], -1) @ w1 + b1) @ w2 + b2
+
+    def loss_fn(ps, a, b):
+        logits = forward(ps, a)
+        logp = jax.nn.log_softmax(logits)
+        return -jnp.mean(jnp.take_along_axis(logp, b[:, None].astype(jnp.int32), axis=1)), logits
+
+    def step(state, a, b):
+        ps, ms, vs, t, totals = state
+        (loss, logits), grads = jax.value_and_grad(loss_fn, has_aux=True)(ps, a, b)
+        t = t + 1.0
+        lr = 0.001 * jnp.sqrt(1.0 - 0.999 ** t) / (1.0 - 0.9 ** t)
+        ms = [m + (g - m) * 0.1 for m, g in zip(ms, grads)]
+        vs = [v + (g * g - v) * 0.001 for v, g in zip(vs, grads)]
+        ps = [p - lr * m / (jnp.sqrt(v) + 1e-7) for p, m, v in zip(ps, ms, vs)]
+        acc = jnp.mean((jnp.argmax(logits, -1) == b).astype(jnp.float32))
+        totals = totals + jnp.stack([loss * a.shape[0], a.shape[0], acc * a.shape[0], a.shape[0]])
+        return (ps, ms, vs, t, totals), jnp.stack([totals[0] / totals[1], totals[2] / totals[3]])
+
+    f = jax.jit(step, donate_argnums=(0,) if donate else ())
+    params = [jnp.asarray(p) for p in init_weights(kind)]
+    box = [(params, [jnp.zeros_like(p) for p in params], [jnp.zeros_like(p) for p in params], jnp.float32(0.0),
+            jnp.zeros(4, jnp.float32))]
+    xb, yb = x[:32], y[:32]
+
+    def run():  # NumPy batch in, results read back each step: as a Keras step with per-step logs
+        box[0], out = f(box[0], xb, yb)
+        np.asarray(out)
+
+    return best_us(run, steps) / 1e3
+
+
+# --- one framework's sections --------------------------------------------------------------------------------------
+def run_framework(name, only, epochs, mem_calls):
+    """Runs the sections for ``name`` (tensorlet | keras-tf | keras-jax) in this process; returns a JSON-able dict."""
+    x, y = load_data()
+    if name == "tensorlet":
+        sys.path.insert(0, ROOT)
+        import tensorlet as tl
+
+        keras = tl.keras
+        to_tensor = tl.constant
+    else:
+        os.environ["KERAS_BACKEND"] = "tensorflow" if name == "keras-tf" else "jax"
+        import keras
+
+        if name == "keras-tf":
+            import tensorflow as tf
+
+            to_tensor = tf.constant
+        else:
+            import jax.numpy as jnp
+
+            to_tensor = jnp.asarray
+    keras.utils.set_random_seed(0)
+    res = {}
+    for kind in ("mlp", "cnn"):
+        if kind in only:
+            r = bench_fit(keras, kind, epochs, x, y)
+            model = r.pop("model")
+            if name == "tensorlet":
+                n = 300 if kind == "mlp" else 30
+                r["compiled_step_ms"] = tensorlet_step_ms(tl, model, x, y, n)
+                r["jax_jit_ms"] = jax_reference_ms(kind, x, y, n, donate=False)
+                r["jax_jit_donated_ms"] = jax_reference_ms(kind, x, y, n, donate=True)
+            res[kind] = r
+    if "call" in only:
+        res["call"] = bench_call(keras, to_tensor)
+    if "memory" in only:
+        # Keras on TF builds a tf.data pipeline per predict (~0.1 s a call): fewer calls there
+        res["memory"] = bench_memory(keras, to_tensor, mem_calls, mem_calls if name != "keras-tf" else
+                                     max(1, mem_calls // 10))
+    return res
+
+
+def run_worker_subprocess(name, only, epochs, mem_calls):
+    env = dict(os.environ, KERAS_BACKEND="jax", TF_CPP_MIN_LOG_LEVEL="3")
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", name, "--epochs", str(epochs), "--only",
+           ",".join(only), "--mem-calls", str(mem_calls)]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    for line in proc.stdout.splitlines():
+        if line.startswith(MARK):
+            return json.loads(line[len(MARK):])
+    print(f"  ({name} worker failed: {proc.stderr.strip().splitlines()[-1:] or proc.returncode})")
+    return None
+
+
+def merge_best(old, new):
+    """Keeps the better measurement of two rounds (smaller times; memory from the first round)."""
+    if old is None:
+        return new
+    out = dict(old)
+    for k, v in new.items():
+        if isinstance(v, dict):
+            out[k] = merge_best(old.get(k), v)
+        elif isinstance(v, (int, float)) and k.endswith(("_ms", "_us", "_s", "_min", "_median")) and k in old:
+            out[k] = min(old[k], v)
+    return out
+
+
+# --- report ----------------------------------------------------------------------------------------------------------
+def report(results):
+    tl, ktf, kjax = (results.get(k) for k in ("tensorlet", "keras-tf", "keras-jax"))
+    summary = {}
+    names = [n for n in ("tensorlet", "keras-tf", "keras-jax") if results.get(n)]
+    for kind, target in (("mlp", 0.9), ("cnn", 0.85)):
+        if not tl or kind not in tl:
+            continue
+        print(f"\nfit {kind.upper()} (5,000 MNIST images, batch 32, Adam; ms/step over the steady epochs):")
+        print(f"  {'':12} {'best':>8} {'median':>8} {'1st epoch s':>12}   final loss / accuracy")
+        for n in names:
+            r = results[n][kind]
+            print(f"  {n:12} {r['steady_ms_min']:8.3f} {r['steady_ms_median']:8.3f} {r['first_epoch_s']:12.2f}   "
+                  f"{r['final_loss']:.4f} / {r['final_accuracy']:.4f}")
+        r = tl[kind]
+        print(f"  tensorlet split: compiled train step alone {r['compiled_step_ms']:.3f} ms (so the fit loop adds "
+              f"{r['steady_ms_min'] - r['compiled_step_ms']:+.3f}); hand-written jax.jit {r['jax_jit_ms']:.3f} ms, "
+              f"with donated buffers {r['jax_jit_donated_ms']:.3f} ms")
+        summary[f"{kind}_step_ms"] = r["steady_ms_min"]
+        for peer, label in ((kjax, "keras-jax"), (ktf, "keras-tf")):
+            if peer and kind in peer:
+                ratio = r["steady_ms_min"] / peer[kind]["steady_ms_min"]
+                med = r["steady_ms_median"] / peer[kind]["steady_ms_median"]
+                ok = "" if label != "keras-jax" else ("  OK" if ratio <= target else f"  (target <= {target})")
+                print(f"  ratio tensorlet / {label}: {ratio:.2f} (medians {med:.2f}){ok}")
+                summary[f"{kind}_ratio_vs_{label}"] = ratio
+    if tl and "call" in tl:
+        print("\nsmall model (Dense 8-16-4), eager call and predict of one batch:")
+        print(f"  {'':12} {'model(x) us':>12} {'model(np) us':>13} {'predict us':>11}")
+        for n in names:
+            c = results[n].get("call")
+            if c:
+                print(f"  {n:12} {c['call_us']:12.1f} {c['call_numpy_us']:13.1f} {c['predict_us']:11.1f}")
+        if ktf and "call" in ktf:
+            ratio = tl["call"]["call_us"] / ktf["call"]["call_us"]
+            print(f"  model(x) ratio tensorlet / keras-tf: {ratio:.3f}" + ("  OK" if ratio <= 0.2 else
+                                                                          "  (target <= 0.2)"))
+            summary["call_ratio_vs_keras-tf"] = ratio
+        p = tl["call"]["predict_us"] / 1e3
+        print(f"  tensorlet predict of one batch: {p:.3f} ms" + ("  OK" if p <= 2 else "  (target <= 2 ms)"))
+    if any(results[n].get("memory") for n in names):
+        print("\nmemory growth over repeated calls after warm-up (RSS KiB / live Python objects):")
+        for n in names:
+            m = results[n].get("memory")
+            if m:
+                print(f"  {n:12} {m['calls']:6d} x model(x): {m['call_rss_growth_kb']:7d} KiB "
+                      f"{m['call_object_growth']:6d} objs;  {m['predict_calls']:6d} x predict: "
+                      f"{m['predict_rss_growth_kb']:7d} KiB {m['predict_object_growth']:6d} objs")
+    return summary
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--epochs", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--only", default="mlp,cnn,call,memory")
+    ap.add_argument("--mem-calls", type=int, default=10_000)
+    ap.add_argument("--peer-mem-calls", type=int, default=1_000)
+    ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--json")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    only = [s for s in args.only.split(",") if s]
+    if args.worker:
+        res = run_framework(args.worker, only, args.epochs, args.mem_calls)
+        print(MARK + json.dumps(res))
+        return
+    have_keras = not args.no_peers and importlib.util.find_spec("keras") is not None
+    frameworks = ["tensorlet"]
+    if have_keras and importlib.util.find_spec("tensorflow") is not None:
+        frameworks.append("keras-tf")
+    if have_keras and importlib.util.find_spec("jax") is not None:
+        frameworks.append("keras-jax")
+    results = {}
+    for rnd in range(args.rounds):
+        for name in frameworks:
+            print(f"[round {rnd + 1}/{args.rounds}] {name} ...", flush=True)
+            calls = args.mem_calls if name == "tensorlet" else args.peer_mem_calls
+            sections = only if rnd == 0 else [o for o in only if o != "memory"]  # memory: first round only
+            if name == "keras-jax":  # its own process: Keras's backend is chosen once per process
+                res = run_worker_subprocess(name, sections, args.epochs, calls)
+            else:
+                res = run_framework(name, sections, args.epochs, calls)
+            if res is not None:
+                results[name] = merge_best(results.get(name), res)
+    summary = report(results)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"results": results, "summary": summary}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
