@@ -864,7 +864,7 @@ class Model(Layer):
 
         return saving_api.save_model(self, filepath, overwrite=overwrite, **kwargs)
 
-    def export(self, filepath, format="tf_saved_model", verbose=None, input_signature=None, **kwargs):
+    def export(self, filepath, format="tf_saved_model", verbose=None, input_signature=None, **kwargs):  # noqa: A002
         """Writes a SavedModel with ``serve``/``serving_default`` signatures calling the model (inference)."""
         from tensorlet._src.saved_model.keras_export import export_keras_model
 
