@@ -2,6 +2,8 @@
 
 import os
 import re
+
+import numpy as np
 import subprocess
 import sys
 
@@ -31,7 +33,9 @@ def test_linear_regression(tmp_path):
 
 def test_custom_training_loop(tmp_path):
     out = _run("custom_training_loop.py", "--steps", "150", cwd=tmp_path)
-    assert "step    0: loss 2.307" in out and "step  100: loss 0.286" in out  # the same numbers as TF 2.21
+    first_step = float(re.search(r"step    0: loss ([\d.]+)", out).group(1))
+    assert abs(first_step - np.log(10)) < 0.15  # an untrained 10-way classifier
+    assert float(re.search(r"step  100: loss ([\d.]+)", out).group(1)) < 1.0
     first, last = map(float, re.search(r"first 20 steps ([\d.]+), of the last 20 steps ([\d.]+)", out).groups())
     assert last < first / 3
     assert _accuracy(out) > 0.8

@@ -229,6 +229,24 @@ def _root_model():
     return tf.train.Checkpoint(m)
 
 
+def _functional_two_inputs():
+    i1, i2 = keras.Input((3,)), keras.Input((4,))
+    c = L.Concatenate()([L.Dense(2)(i1), L.Dense(3)(i2)])
+    return tf.train.Checkpoint(model=keras.Model([i1, i2], L.Dense(1)(c)))
+
+
+def _conv_family():
+    m = keras.Sequential([keras.Input((6, 6, 2)), L.Conv2DTranspose(2, 3), L.DepthwiseConv2D(3),
+                          L.SeparableConv2D(2, 3), L.PReLU(), L.GlobalAveragePooling2D(), L.Dense(1)])
+    return tf.train.Checkpoint(model=m)
+
+
+def _rnn_family():
+    m = keras.Sequential([keras.Input((4, 2)), L.SimpleRNN(3, return_sequences=True), L.GRU(2, return_sequences=True),
+                          L.TimeDistributed(L.Dense(2)), L.LSTM(2)])
+    return tf.train.Checkpoint(model=m)
+
+
 PROGRAMS = {
     "seq_adam": _seq_adam,
     "seq_input_adam": _seq_input_adam,
@@ -249,6 +267,9 @@ PROGRAMS = {
     "unbuilt_seed": _unbuilt_seed,
     "variables_model_sgd": _variables_model_sgd,
     "root_model": _root_model,
+    "functional_two_inputs": _functional_two_inputs,
+    "conv_family": _conv_family,
+    "rnn_family": _rnn_family,
 }
 
 
@@ -506,6 +527,8 @@ def test_unused_values_are_logged_like_tensorflow_unless_expect_partial(tmp_path
     fit(m, opt=keras.optimizers.Adam(0.05))
     path = tf.train.Checkpoint(model=m, optimizer=m.optimizer).save(str(tmp_path / "ckpt"))
     got = {}
+    del m
+    gc.collect()  # earlier tests' restores are finished with now, not during this test
     with caplog.at_level(logging.WARNING, logger="tensorlet"):
         m = keras.Sequential([keras.Input((3,)), L.Dense(4), L.Dense(1)])
         ckpt = tf.train.Checkpoint(model=m)

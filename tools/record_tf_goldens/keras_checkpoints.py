@@ -221,6 +221,22 @@ def programs():
     m = keras.Sequential([L.Dense(2), L.Dense(1)])
     m(X)
     out["root_model"] = tf.train.Checkpoint(m)
+    out.update(layer_families())
+    return out
+
+
+def layer_families():
+    """Model-only checkpoints of built models (keys show where each layer keeps its weights)."""
+    out = {}
+    i1, i2 = keras.Input((3,)), keras.Input((4,))
+    c = L.Concatenate()([L.Dense(2)(i1), L.Dense(3)(i2)])
+    out["functional_two_inputs"] = tf.train.Checkpoint(model=keras.Model([i1, i2], L.Dense(1)(c)))
+    m = keras.Sequential([keras.Input((6, 6, 2)), L.Conv2DTranspose(2, 3), L.DepthwiseConv2D(3),
+                          L.SeparableConv2D(2, 3), L.PReLU(), L.GlobalAveragePooling2D(), L.Dense(1)])
+    out["conv_family"] = tf.train.Checkpoint(model=m)
+    m = keras.Sequential([keras.Input((4, 2)), L.SimpleRNN(3, return_sequences=True), L.GRU(2, return_sequences=True),
+                          L.TimeDistributed(L.Dense(2)), L.LSTM(2)])
+    out["rnn_family"] = tf.train.Checkpoint(model=m)
     return out
 
 

@@ -483,6 +483,13 @@ class Model(Layer):
                 out[m.name] = r
         return out
 
+    def _metrics_result_or_logs(self, logs):
+        """The metrics' results, or, when a custom step returns other names, the last step's results (Keras)."""
+        metric_logs = self.get_metrics_result()
+        if isinstance(logs, dict) and set(_pythonify(logs)) != set(metric_logs):
+            return logs
+        return metric_logs
+
     # --- loss -----------------------------------------------------------------------------------------------------
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         """The compiled loss on ``(y, y_pred)`` plus ``self.losses`` (regularization, ``add_loss``)."""
@@ -659,7 +666,7 @@ class Model(Layer):
                     callbacks.on_train_batch_end(step, logs)
                 if self.stop_training:
                     break
-            epoch_logs = dict(_pythonify(self.get_metrics_result()) if self.compiled else _pythonify(logs))
+            epoch_logs = dict(_pythonify(self._metrics_result_or_logs(logs)))
             if validation_data is not None and self._should_eval(epoch, validation_freq):
                 if val_iterator is None:
                     val_iterator = _da.EpochIterator(val_x, val_y, val_sw,
@@ -719,7 +726,7 @@ class Model(Layer):
                 callbacks.on_test_batch_end(step, _pythonify(logs))
             if self.stop_evaluating:
                 break
-        logs = _pythonify(self.get_metrics_result())
+        logs = _pythonify(self._metrics_result_or_logs(logs))
         callbacks.on_test_end(logs)
         if return_dict:
             return logs
@@ -799,8 +806,7 @@ class Model(Layer):
         data = _single_batch(x, y, sample_weight)
         self.reset_metrics()
         self._symbolic_build(data)
-        self.make_test_function()(data)
-        logs = _pythonify(self.get_metrics_result())
+        logs = _pythonify(self._metrics_result_or_logs(self.make_test_function()(data)))
         if return_dict:
             return logs
         return self._flatten_metrics_in_order(logs)
