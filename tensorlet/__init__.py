@@ -308,6 +308,7 @@ __version__ = "0.1.0"
 
 _LAZY = {
     'data',
+    'distribute',
     'io',
     'keras',
     'saved_model',

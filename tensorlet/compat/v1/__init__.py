@@ -425,6 +425,7 @@ _LAZY = {
     'app',
     'contrib',
     'data',
+    'distribute',
     'experimental',
     'gfile',
     'io',
