@@ -50,11 +50,20 @@ def test_one_trace_per_batch_shape_kept_across_fit_calls():
         m.fit(x, y, batch_size=8, epochs=3, verbose=0)
         assert m.traces == 2  # the full batches and the last partial one, traced once each
         m.fit(x, y, batch_size=8, epochs=2, verbose=0)
+        assert m.traces == 2
+        # a loop that reads each step's results (train_on_batch, per-batch callbacks) uses a variant of the step
+        # that returns them (a silent fit's variant returns nothing and need not wait for the step to finish)
         m.train_on_batch(x[:8], y[:8])
-    assert m.traces == 2
+        assert m.traces == 3
+        batch_ends = []
+        m.fit(x, y, batch_size=8, epochs=2, verbose=0,
+              callbacks=[keras.callbacks.LambdaCallback(on_train_batch_end=lambda b, logs: batch_ends.append(b))])
+        assert m.traces == 4 and batch_ends == [0, 1, 2, 0, 1, 2]
+        m.fit(x, y, batch_size=8, epochs=1, verbose=0)
+    assert m.traces == 4
     m.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")  # a new compile() makes new step functions
     m.fit(x, y, batch_size=8, epochs=1, verbose=0)
-    assert m.traces == 4
+    assert m.traces == 6
     eager = _counting(run_eagerly=True)
     eager.fit(x, y, batch_size=8, epochs=2, verbose=0)
     assert eager.traces == 6

@@ -302,7 +302,10 @@ class GraphReader:
             if item[0] is not None:
                 if not isinstance(item[0], list) or len(item[0]) != 3:
                     raise SavedModelError(f"{where}: malformed capture")
-                outer_t = self._tensors.get(tuple(item[0]))
+                try:
+                    outer_t = self._tensors.get(tuple(item[0]))
+                except TypeError:  # unhashable entries: not a tensor reference
+                    raise SavedModelError(f"{where}: malformed capture") from None
             g.captures.append((outer_t, nodes[item[1]].outputs[0]))
         g.stateful = d.get("stateful") is True
         return g

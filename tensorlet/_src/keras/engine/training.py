@@ -56,6 +56,11 @@ class _StepRunner:
     ``expect(counts)`` tells the runner how often each batch size will run in the coming loop (``{32: 312, 8:
     2}``); a train step signature that will run at least twice is compiled with XLA on its first call (the tiered
     executor would compile it on its second), so every compile happens in the first epoch.
+
+    ``quiet(check)``: while set, the loop does not look at each step's results (no callback hooks batches), so a
+    signature whose results ``check(template)`` finds readable later from the metrics runs a variant of the step
+    that returns nothing: the compiled call then returns without waiting for the step to finish, and the next
+    batch is prepared while it runs.  Such calls return ``None``.
     """
 
     def __init__(self, fn, tf_function, jit, kind):
@@ -63,15 +68,20 @@ class _StepRunner:
         self._tf_function = tf_function
         self._jit = jit
         self._kind = kind
-        self._fast = {}  # (np dtype, shape) per element of a flat tuple batch -> run(batch)
-        self._by_key = {}  # (structure, leaf signatures) -> run(batch, flat leaves)
+        self._fast = ({}, {})  # [quiet] (np dtype, shape) per element of a flat tuple batch -> run(batch)
+        self._by_key = ({}, {})  # [quiet] (structure, leaf signatures) -> run(batch, flat leaves)
         self._expected = None
+        self._quiet_check = None
         self._converted = None
 
     def expect(self, counts):
         self._expected = counts
 
+    def quiet(self, check):
+        self._quiet_check = check
+
     def __call__(self, data):
+        q = self._quiet_check is not None
         if data.__class__ is tuple:
             key = []
             for t in data:
@@ -80,7 +90,7 @@ class _StepRunner:
                 v = t._v
                 key.append((v.dtype, v.shape))
             else:
-                run = self._fast.get(tuple(key))
+                run = self._fast[q].get(tuple(key))
                 if run is not None:
                     return run(data)
         flat = nest.flatten(data)
@@ -88,10 +98,96 @@ class _StepRunner:
             key = (_structure_key(data), tuple(None if x is None else (x._v.dtype, x._v.shape) for x in flat))
         else:  # composite or symbolic leaves: the structured call, keyed as tf.function would
             key = ("structured", _signature(data))
-        run = self._by_key.get(key)
-        if run is None:
-            return self._first_call(key, data, flat)
-        return run(data, flat)
+        run = self._by_key[q].get(key)
+        if run is not None:
+            return run(data, flat)
+        if q and self._first_quiet(key, data, flat):
+            return None
+        if q:  # this signature's results are needed: its quiet calls run the step with results
+            self._by_key[1][key] = lambda b, fl: self._loud(key, b, fl)
+            if key[0] != "structured" and data.__class__ is tuple and None not in flat:
+                self._fast[1][key[1]] = lambda b: self._loud(key, b, list(b))
+        return self._loud(key, data, flat)
+
+    def _loud(self, key, data, flat):
+        run = self._by_key[0].get(key)
+        if run is not None:
+            return run(data, flat)
+        if key[0] == "structured":
+            f = self._tf_function(self.python_function, jit_compile=self._jit)
+            return self._guarded(key, data, lambda: self._install(key, lambda b, fl: f(b))(data, flat))
+        flat_step, positions, out_template = self._flat_fn(data, flat, quiet=False)
+        plain = data.__class__ is tuple and len(positions) == len(data)  # a flat tuple of tensors
+
+        def first(f):
+            result = f(*[flat[i] for i in positions])
+            unpack = _unpacker(out_template[0])
+            if plain:
+                self._fast[0][key[1]] = lambda b: unpack(f(*b))
+            self._install(key, lambda b, fl: unpack(f(*[fl[i] for i in positions])))
+            return unpack(result)
+
+        if self._compile_now(flat):
+            try:
+                return first(self._tf_function(flat_step, jit_compile=True, autograph=False))
+            except Exception:  # noqa: BLE001  (XLA cannot compile it: the tiered executor runs it below)
+                pass
+        f = self._tf_function(flat_step, jit_compile=self._jit, autograph=False)
+        return self._guarded(key, data, lambda: first(f))
+
+    def _first_quiet(self, key, data, flat):
+        """Compiles and runs the result-less variant of the step for this signature; False (nothing run) when its
+        results are needed, or when it cannot be compiled (the step with results then handles errors/fallbacks)."""
+        if key[0] == "structured":
+            return False
+        flat_step, positions, out_template = self._flat_fn(data, flat, quiet=True)
+        tensors = [flat[i] for i in positions]
+        for jit in ((True, self._jit) if self._compile_now(flat) else (self._jit,)):
+            f = self._tf_function(flat_step, jit_compile=jit, autograph=False)
+            try:
+                f.get_concrete_function(*tensors)
+                if not out_template or not self._quiet_check(out_template[0]):
+                    return False
+                f(*tensors)  # a failed first call wrote no variables: it can be retried
+            except Exception:  # noqa: BLE001
+                continue
+            self._install_quiet(key, f, positions, data.__class__ is tuple and len(positions) == len(data))
+            return True
+        return False
+
+    def _install_quiet(self, key, f, positions, plain):
+        def run_plain(batch):
+            f(*batch)
+
+        def run(batch, flat):
+            f(*[flat[i] for i in positions])
+
+        if plain:
+            self._fast[1][key[1]] = run_plain
+        self._by_key[1][key] = run
+
+    def _compile_now(self, flat):
+        """A train step signature that will run at least twice compiles with XLA on its first call."""
+        return self._jit is None and self._kind == "train" and self._expected is not None and \
+            self._expected.get(_batch_dim(flat), 0) >= 2
+
+    def _flat_fn(self, data, flat, quiet):
+        """The step as a function of the batch's tensors, flat and positional (``tf.function``'s fast path), with
+        flat results; the results' structure is recorded while tracing."""
+        positions = [i for i, x in enumerate(flat) if x is not None]
+        n_leaves, template, python = len(flat), data, self._python()
+        out_template = []
+
+        def flat_step(*tensors):
+            leaves = [None] * n_leaves
+            for i, t in zip(positions, tensors):
+                leaves[i] = t
+            out = python(nest.pack_sequence_as(template, leaves))
+            out_template[:] = [out]
+            return () if quiet else tuple(nest.flatten(out))
+
+        flat_step.__name__ = flat_step.__qualname__ = getattr(self.python_function, "__name__", self._kind + "_step")
+        return flat_step, positions, out_template
 
     def _python(self):
         if self._converted is None:
@@ -105,45 +201,8 @@ class _StepRunner:
             self._converted = fn
         return self._converted
 
-    def _first_call(self, key, data, flat):
-        if key[0] == "structured":
-            f = self._tf_function(self.python_function, jit_compile=self._jit)
-            return self._guarded(key, data, lambda: self._install(key, lambda b, fl: f(b))(data, flat))
-        positions = [i for i, x in enumerate(flat) if x is not None]
-        n_leaves, template, python = len(flat), data, self._python()
-        out_template = []
-
-        def flat_step(*tensors):
-            leaves = [None] * n_leaves
-            for i, t in zip(positions, tensors):
-                leaves[i] = t
-            out = python(nest.pack_sequence_as(template, leaves))
-            out_template[:] = [out]
-            return tuple(nest.flatten(out))
-
-        flat_step.__name__ = flat_step.__qualname__ = getattr(self.python_function, "__name__", self._kind + "_step")
-        plain = data.__class__ is tuple and len(positions) == len(data)  # a flat tuple of tensors
-
-        def first(f):
-            result = f(*[flat[i] for i in positions])
-            unpack = _unpacker(out_template[0])
-            if plain:
-                self._fast[key[1]] = lambda b: unpack(f(*b))
-            self._install(key, lambda b, fl: unpack(f(*[fl[i] for i in positions])))
-            return unpack(result)
-
-        if self._jit is None and self._kind == "train" and self._expected is not None and \
-                self._expected.get(_batch_dim(flat), 0) >= 2:
-            # it will run repeatedly: compile with XLA now rather than on the second call
-            try:
-                return first(self._tf_function(flat_step, jit_compile=True, autograph=False))
-            except Exception:  # noqa: BLE001  (XLA cannot compile it: the tiered executor runs it below)
-                pass
-        f = self._tf_function(flat_step, jit_compile=self._jit, autograph=False)
-        return self._guarded(key, data, lambda: first(f))
-
     def _install(self, key, run):
-        self._by_key[key] = run
+        self._by_key[0][key] = run
         return run
 
     def _guarded(self, key, data, call):
@@ -157,7 +216,7 @@ class _StepRunner:
             if self._kind not in _GRAPH_BROKEN:
                 _GRAPH_BROKEN.add(self._kind)
                 warnings.warn(f"The Keras {self._kind} step could not be compiled ({type(e).__name__}: {e}); it "
-                              "runs eagerly.", stacklevel=4)
+                              "runs eagerly.", stacklevel=5)
             return out
 
 
@@ -304,13 +363,22 @@ class _MiniCallbackList:
         return hook
 
 
-def _expect(step_fn, iterator, epochs):
-    """Tells a compiled step how often each batch size will run in this loop (``None``: unknown)."""
-    expect = getattr(step_fn, "expect", None)
-    if expect is None:
+def _loop_hints(step_fn, iterator, epochs, quiet_check):
+    """Tells a compiled step how often each batch size will run in this loop (from ``iterator``'s counts over
+    ``epochs``; ``None``: unknown) and whether the loop skips reading each step's results (``quiet_check``)."""
+    if not isinstance(step_fn, _StepRunner):
         return
     counts = iterator.batch_counts() if iterator is not None and epochs > 0 else None
-    expect(None if counts is None else {b: n * epochs for b, n in counts.items()})
+    step_fn.expect(None if counts is None else {b: n * epochs for b, n in counts.items()})
+    step_fn.quiet(quiet_check)
+
+
+def _log_names(logs):
+    """The names of a results dict once flattened as ``_pythonify`` does (nested dicts merged)."""
+    names = []
+    for k, v in logs.items():
+        names.extend(_log_names(v) if isinstance(v, dict) else [k])
+    return names
 
 
 def _first_batch_size(x):
@@ -483,6 +551,16 @@ class Model(Layer):
                 out[m.name] = r
         return out
 
+    def _results_from_metrics(self, template):
+        """Whether a step's results (their traced structure) are the metrics' results, so that a loop which does
+        not look at each step's results may read the metrics once at its end instead (``_StepRunner.quiet``)."""
+        if not isinstance(template, dict):
+            return False
+        try:
+            return set(_log_names(template)) == set(self.get_metrics_result())
+        except Exception:  # noqa: BLE001  (metrics that cannot report yet)
+            return False
+
     def _metrics_result_or_logs(self, logs):
         """The metrics' results, or, when a custom step returns other names, the last step's results (Keras)."""
         metric_logs = self.get_metrics_result()
@@ -644,8 +722,21 @@ class Model(Layer):
         train_fn = self.make_train_function()
         callbacks.on_train_begin()
         initial_epoch = self._initial_epoch or initial_epoch  # BackupAndRestore sets it in on_train_begin
-        _expect(train_fn, iterator, epochs - initial_epoch)
         hooks = _uses_batch_hooks(callbacks, "train")
+        _loop_hints(train_fn, iterator, epochs - initial_epoch, None if hooks else self._results_from_metrics)
+        try:
+            training_logs = self._fit_epochs(train_fn, iterator, callbacks, hooks, initial_epoch, epochs,
+                                             validation_data, (val_x, val_y, val_sw), validation_batch_size or
+                                             batch_size, validation_steps, validation_freq, verbose)
+        finally:
+            _loop_hints(train_fn, None, 0, None)
+        if self.optimizer is not None and hasattr(self.optimizer, "finalize_variable_values") and epochs > 0:
+            self.optimizer.finalize_variable_values(self.trainable_weights)
+        callbacks.on_train_end(logs=training_logs)
+        return self.history
+
+    def _fit_epochs(self, train_fn, iterator, callbacks, hooks, initial_epoch, epochs, validation_data, val_data,
+                    val_batch_size, validation_steps, validation_freq, verbose):
         first = True
         training_logs = None
         logs = {}
@@ -669,8 +760,7 @@ class Model(Layer):
             epoch_logs = dict(_pythonify(self._metrics_result_or_logs(logs)))
             if validation_data is not None and self._should_eval(epoch, validation_freq):
                 if val_iterator is None:
-                    val_iterator = _da.EpochIterator(val_x, val_y, val_sw,
-                                                     batch_size=validation_batch_size or batch_size,
+                    val_iterator = _da.EpochIterator(*val_data, batch_size=val_batch_size,
                                                      steps_per_epoch=validation_steps, shuffle=False)
                 val_logs = self.evaluate(callbacks=callbacks, return_dict=True, _iterator=val_iterator,
                                          verbose=verbose)
@@ -679,11 +769,7 @@ class Model(Layer):
             training_logs = epoch_logs
             if self.stop_training:
                 break
-        if self.optimizer is not None and hasattr(self.optimizer, "finalize_variable_values") and epochs > 0:
-            self.optimizer.finalize_variable_values(self.trainable_weights)
-        _expect(train_fn, None, 0)
-        callbacks.on_train_end(logs=training_logs)
-        return self.history
+        return training_logs
 
     @staticmethod
     def _should_eval(epoch, validation_freq):
@@ -716,16 +802,20 @@ class Model(Layer):
         logs = {}
         self.reset_metrics()
         hooks = _uses_batch_hooks(callbacks, "test")
-        for step, data in iterator.enumerate_epoch():
-            if hooks:
-                callbacks.on_test_batch_begin(step)
-            if not self.built:
-                self._symbolic_build(data)
-            logs = test_fn(data)
-            if hooks:
-                callbacks.on_test_batch_end(step, _pythonify(logs))
-            if self.stop_evaluating:
-                break
+        _loop_hints(test_fn, None, 0, None if hooks else self._results_from_metrics)
+        try:
+            for step, data in iterator.enumerate_epoch():
+                if hooks:
+                    callbacks.on_test_batch_begin(step)
+                if not self.built:
+                    self._symbolic_build(data)
+                logs = test_fn(data)
+                if hooks:
+                    callbacks.on_test_batch_end(step, _pythonify(logs))
+                if self.stop_evaluating:
+                    break
+        finally:
+            _loop_hints(test_fn, None, 0, None)
         logs = _pythonify(self._metrics_result_or_logs(logs))
         callbacks.on_test_end(logs)
         if return_dict:
