@@ -524,8 +524,11 @@ class Embedding(Layer):
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform", embeddings_regularizer=None,
                  embeddings_constraint=None, mask_zero=False, weights=None, lora_rank=None, lora_alpha=None,
-                 **kwargs):
+                 quantization_config=None, **kwargs):
         kwargs.pop("input_length", None)
+        if quantization_config is not None:
+            raise NotImplementedError("tensorlet does not implement quantized Embedding layers yet "
+                                      f"(quantization_config={quantization_config!r})")
         super().__init__(**kwargs)
         self.input_dim = input_dim
         self.output_dim = output_dim
