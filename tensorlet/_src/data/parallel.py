@@ -12,10 +12,13 @@ iterator is exhausted, closed, or garbage collected (its ``IterCtx`` runs their 
 
 from __future__ import annotations
 
+import atexit
 import collections
 import concurrent.futures as cf
 import queue
 import threading
+import time
+import weakref
 
 from tensorlet._src.data.dataset_ops import AUTOTUNE, static_int
 from tensorlet._src.data.transformations import UnaryDataset, _InterleaveDataset, _MapDataset, num_workers
@@ -24,6 +27,25 @@ from tensorlet._src.framework import errors
 __all__ = ["PrefetchDataset", "ParallelMapDataset", "ParallelInterleaveDataset", "background", "AUTOTUNE_PREFETCH"]
 
 AUTOTUNE_PREFETCH = 4  # elements buffered by prefetch(AUTOTUNE)
+# Live workers, stopped and joined at interpreter exit: a daemon thread killed in the middle of an XLA call
+# aborts the process ("terminate called ...") instead of exiting cleanly.
+_threads: weakref.WeakSet = weakref.WeakSet()
+_stops: weakref.WeakSet = weakref.WeakSet()
+_pools: weakref.WeakSet = weakref.WeakSet()
+
+
+def _stop_workers_at_exit():
+    for ev in list(_stops):
+        ev.set()
+    for pool in list(_pools):
+        pool.shutdown()
+    deadline = time.monotonic() + 10.0
+    for t in list(_threads):
+        if t.is_alive() and t is not threading.current_thread():
+            t.join(max(0.0, deadline - time.monotonic()))
+
+
+atexit.register(_stop_workers_at_exit)
 _POLL = 0.1  # seconds between stop checks of blocked workers
 _ITEM, _END, _ERR = 0, 1, 2
 
@@ -57,6 +79,8 @@ def background(gen, size, ictx, name="tensorlet-data-prefetch"):
                 pass
 
     t = threading.Thread(target=worker, name=name, daemon=True)
+    _threads.add(t)
+    _stops.add(stop)
 
     def cleanup():
         stop.set()
@@ -110,7 +134,9 @@ class WorkerPool:
         self._threads = [threading.Thread(target=self._run, args=(self._tasks,), name=name, daemon=True)
                          for _ in range(n)]
         for t in self._threads:
+            _threads.add(t)
             t.start()
+        _pools.add(self)
 
     @staticmethod
     def _run(tasks):

@@ -215,6 +215,52 @@ FILL_DYN = _graph_op(
 FILL_DYN.n_out = 1
 
 
+def _slice_dyn_np(xp, x, begin, size):
+    b = [int(v) for v in np.asarray(begin).reshape(-1)]
+    bad = [i for i, (bi, si, d) in enumerate(zip(b, size, x.shape)) if not 0 <= bi <= d - si]
+    if bad:
+        from tensorlet._src.framework import errors
+
+        i = bad[0]
+        raise errors.invalid_argument("Slice", f"Expected size[{i}] in [0, {x.shape[i] - b[i]}], but got "
+                                               f"{size[i]}")
+    return x[tuple(slice(bi, bi + si) for bi, si in zip(b, size))]
+
+
+def _slice_dyn_jax(jnp, x, begin, size):
+    from tensorlet._src.graph.jaxrt import lax
+
+    return lax.dynamic_slice(x, [begin[i] for i in range(len(size))], size)
+
+
+def _slice_dyn_grad(g, ans, x, begin, size):
+    from tensorlet._src.autodiff import lazy as T
+    from tensorlet._src.ops.registry import bind
+
+    return [bind(SLICE_DYN_GRAD, g, T.zeros_like(x), begin, size=size), None]
+
+
+def _slice_dyn_grad_np(xp, g, zeros, begin, size):
+    out = np.array(zeros)
+    b = [int(v) for v in np.asarray(begin).reshape(-1)]
+    out[tuple(slice(bi, bi + si) for bi, si in zip(b, size))] = g
+    return out
+
+
+def _slice_dyn_grad_jax(jnp, g, zeros, begin, size):
+    from tensorlet._src.graph.jaxrt import lax
+
+    return lax.dynamic_update_slice(zeros, g, [begin[i] for i in range(len(size))])
+
+
+SLICE_DYN = _graph_op("SliceDyn", _slice_dyn_np, jax_impl=_slice_dyn_jax,
+                      shape=lambda x, begin, size: [Spec(TensorShape(list(size)), x.dtype)], grad=_slice_dyn_grad)
+SLICE_DYN.n_out = 1
+SLICE_DYN_GRAD = _graph_op("SliceDynGrad", _slice_dyn_grad_np, jax_impl=_slice_dyn_grad_jax,
+                           shape=lambda g, zeros, begin, size: [zeros.spec], grad=NONDIFF)
+SLICE_DYN_GRAD.n_out = 1
+
+
 # --- VJP: the gradient of a control-flow op ----------------------------------------------------------
 
 def _vjp_fn(fwd, fwd_attrs, n_primal, diff_in, diff_out):

@@ -611,6 +611,18 @@ def slice(input_, begin, size, name=None):  # noqa: A001 - TF's name
     [[2, 3], [5, 6]]
     """
     x = t(input_)
+    dyn = _dynamic_shape(begin)
+    if dyn is not None:  # traced with a start known only at run time (random crops): lax.dynamic_slice
+        s = int_list(size, "Slice", "Index")
+        dims = _dims(x)
+        if dims is None or -1 in s:
+            raise ValueError("tf.slice with a `begin` known only at run time (inside tf.function) needs an explicit "
+                             f"`size` without -1 (XLA needs the result's shape), got size={s}")
+        s = tuple(s)
+        from tensorlet._src.graph.control_ops import SLICE_DYN
+        from tensorlet._src.ops.math_binary import cast
+
+        return bind(SLICE_DYN, x, cast(dyn, _dt.int32), size=s)
     b = int_list(begin, "Slice", "Index")
     s = int_list(size, "Slice", "Index")
     dims = _dims(x)
