@@ -372,3 +372,25 @@ def test_memory_flat_over_calls_and_recreations():
     tracemalloc.stop()
     assert grown_calls < 64 * 1024, grown_calls
     assert grown_fns < 2 * 1024 * 1024, grown_fns
+
+
+def test_random_crop_style_slice_traces_and_compiles():
+    x = tf.constant(np.arange(60, dtype=np.float32).reshape(5, 12))
+
+    @tf.function
+    def crop(x, off):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = tf.slice(x, tf.concat([off, [2]], 0), [2, 3])
+            loss = tf.reduce_sum(y * y)
+        return y, t.gradient(loss, x)
+
+    for _ in range(3):
+        y, g = crop(x, tf.constant([1]))
+        np.testing.assert_array_equal(y.numpy(), x.numpy()[1:3, 2:5])
+        expect = np.zeros((5, 12), np.float32)
+        expect[1:3, 2:5] = 2 * x.numpy()[1:3, 2:5]
+        np.testing.assert_array_equal(g.numpy(), expect)
+    assert crop.get_concrete_function(x, tf.constant([1]))._compiled is not None
+    with pytest.raises(ValueError, match="explicit `size`"):
+        tf.function(lambda v, o: tf.slice(v, o, [-1, 2]))(x, tf.constant([0, 0]))
