@@ -202,7 +202,8 @@ class ConcreteFunction:
                                      "executor.") from None
             if self._name not in _noticed:
                 _noticed.add(self._name)
-                get_logger().info("tf.function '%s' runs on the NumPy graph executor: %s.", self._name, e)
+                get_logger().warning("tf.function '%s' runs on the NumPy graph executor (not compiled by XLA): %s.",
+                                     self._name, e)
             return False
 
     def _make_packer(self):
