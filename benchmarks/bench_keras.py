@@ -8,17 +8,20 @@ batch 32, Adam, SparseCategoricalCrossentropy(from_logits=True), metrics=["accur
 * ``mlp``: Flatten, Dense(128, relu), Dense(10) (target: step <= 0.9x Keras-on-JAX's);
 * ``model(x)`` of a small model (Dense 8-16-4 on 4 rows): <= 0.2x TF-backend Keras's eager call;
   ``predict`` of one batch of it: <= 2 ms;
-* 10,000 ``model(x)`` and 10,000 ``predict`` calls in a loop: flat memory (RSS and live Python objects).
+* 10,000 ``model(x)`` and 10,000 ``predict`` calls in a loop: flat memory (RSS, Python heap, live objects);
+* for information, the MLP's ``fit`` with ``verbose=1`` (fit's default: the progress bar; output discarded).
 
 Step time is the best (and median) steady-state epoch -- every epoch after the first, which holds the compiles --
-divided by the 157 steps of an epoch.  Every framework starts from the same weights.  For the CNN and the MLP, the
-tensorlet step is also split into the compiled train step called directly on one batch and a hand-written
-``jax.jit`` step of the same computation (Adam and the two metrics included), to separate the Keras loop's cost,
-the graph runtime's cost and XLA's compute.
+divided by the 157 steps of an epoch.  Every framework starts from the same weights (final losses should agree).
+For the CNN and the MLP, the tensorlet step is also split into the compiled train step called directly on one batch
+(results read back every call, as ``train_on_batch`` does; a silent ``fit`` does not wait for each step) and a
+hand-written ``jax.jit`` step of the same computation (Adam and the two metrics included; also with donated
+buffers), to separate the Keras loop's cost, the graph runtime's cost and XLA's compute.  On a busy machine, use
+``--rounds 3`` (the best round is kept).
 
     python benchmarks/bench_keras.py                       # tensorlet only (plus the jax.jit reference)
     PYTHONPATH=$PWD /work/tfenv/bin/python benchmarks/bench_keras.py  # + Keras 3 on TF (in-process) and on JAX
-    options: --epochs N  --rounds R (repeat and keep the best)  --only cnn,mlp,call,memory  --json out.json
+    options: --epochs N  --rounds R (repeat and keep the best)  --only mlp,cnn,verbose,call,memory  --json out.json
              --mem-calls N (10,000)  --peer-mem-calls N (1,000; a tenth of it for TF's predict, ~0.1 s a call)
              --no-peers
 """
@@ -26,6 +29,7 @@ the graph runtime's cost and XLA's compute.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import importlib.util
 import json
@@ -35,6 +39,7 @@ import subprocess
 import sys
 import time
 import timeit
+import tracemalloc
 
 import numpy as np
 
@@ -91,7 +96,7 @@ def rss_kb():
 
 
 # --- measurements (run against any Keras: tensorlet's, Keras 3 on TF, Keras 3 on JAX) -----------------------------
-def bench_fit(keras, kind, epochs, x, y):
+def bench_fit(keras, kind, epochs, x, y, verbose=0):
     model = build(keras, kind)
     model.compile(optimizer=keras.optimizers.Adam(), metrics=["accuracy"],
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
@@ -104,7 +109,8 @@ def bench_fit(keras, kind, epochs, x, y):
         def on_epoch_end(self, epoch, logs=None):
             times.append(time.perf_counter() - self.t0)
 
-    hist = model.fit(x, y, batch_size=32, epochs=epochs, verbose=0, callbacks=[EpochTimer()])
+    with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):  # verbose=1: the bar's output
+        hist = model.fit(x, y, batch_size=32, epochs=epochs, verbose=verbose, callbacks=[EpochTimer()])
     steps = -(-len(x) // 32)
     steady = [t / steps * 1e3 for t in times[1:]]
     return {"first_epoch_s": times[0], "steady_ms_min": min(steady), "steady_ms_median": statistics.median(steady),
@@ -141,9 +147,13 @@ def bench_memory(keras, to_tensor, calls, predict_calls):
             fn()
         gc.collect()
         rss0, objs0 = rss_kb(), len(gc.get_objects())
+        tracemalloc.start()
+        py0 = tracemalloc.get_traced_memory()[0]
         for _ in range(n):
             fn()
         gc.collect()
+        out[f"{name}_py_growth_kb"] = (tracemalloc.get_traced_memory()[0] - py0) / 1024
+        tracemalloc.stop()
         out[f"{name}_rss_growth_kb"] = rss_kb() - rss0
         out[f"{name}_object_growth"] = len(gc.get_objects()) - objs0
     return out
@@ -214,6 +224,11 @@ def run_framework(name, only, epochs, mem_calls):
 
         keras = tl.keras
         to_tensor = tl.constant
+        t0 = time.perf_counter()
+        import jax  # tensorlet imports jax on its first compiled call: kept out of the first epoch's compile time
+
+        jax.numpy.zeros(1).block_until_ready()
+        jax_import_s = time.perf_counter() - t0
     else:
         os.environ["KERAS_BACKEND"] = "tensorflow" if name == "keras-tf" else "jax"
         import keras
@@ -227,7 +242,7 @@ def run_framework(name, only, epochs, mem_calls):
 
             to_tensor = jnp.asarray
     keras.utils.set_random_seed(0)
-    res = {}
+    res = {"jax_import_s": jax_import_s} if name == "tensorlet" else {}
     for kind in ("mlp", "cnn"):
         if kind in only:
             r = bench_fit(keras, kind, epochs, x, y)
@@ -238,6 +253,10 @@ def run_framework(name, only, epochs, mem_calls):
                 r["jax_jit_ms"] = jax_reference_ms(kind, x, y, n, donate=False)
                 r["jax_jit_donated_ms"] = jax_reference_ms(kind, x, y, n, donate=True)
             res[kind] = r
+    if "verbose" in only:  # fit's default, verbose=1: a progress bar drawn every 0.05 s
+        r = bench_fit(keras, "mlp", epochs, x, y, verbose=1)
+        r.pop("model")
+        res["mlp_verbose1"] = r
     if "call" in only:
         res["call"] = bench_call(keras, to_tensor)
     if "memory" in only:
@@ -267,7 +286,8 @@ def merge_best(old, new):
     for k, v in new.items():
         if isinstance(v, dict):
             out[k] = merge_best(old.get(k), v)
-        elif isinstance(v, (int, float)) and k.endswith(("_ms", "_us", "_s", "_min", "_median")) and k in old:
+        elif isinstance(v, (int, float)) and k.endswith(("_ms", "_us", "_s", "_min", "_median")) and k in old \
+                and k != "jax_import_s":
             out[k] = min(old[k], v)
     return out
 
@@ -280,16 +300,18 @@ def report(results):
     for kind, target in (("mlp", 0.9), ("cnn", 0.85)):
         if not tl or kind not in tl:
             continue
-        print(f"\nfit {kind.upper()} (5,000 MNIST images, batch 32, Adam; ms/step over the steady epochs):")
+        print(f"\nfit {kind.upper()} (5,000 MNIST images, batch 32, Adam; ms/step over the steady epochs; the first "
+              f"epoch holds the compiles; tensorlet imports jax on its first compiled call, here done before: "
+              f"{tl.get('jax_import_s', 0):.2f} s):")
         print(f"  {'':12} {'best':>8} {'median':>8} {'1st epoch s':>12}   final loss / accuracy")
         for n in names:
             r = results[n][kind]
             print(f"  {n:12} {r['steady_ms_min']:8.3f} {r['steady_ms_median']:8.3f} {r['first_epoch_s']:12.2f}   "
                   f"{r['final_loss']:.4f} / {r['final_accuracy']:.4f}")
         r = tl[kind]
-        print(f"  tensorlet split: compiled train step alone {r['compiled_step_ms']:.3f} ms (so the fit loop adds "
-              f"{r['steady_ms_min'] - r['compiled_step_ms']:+.3f}); hand-written jax.jit {r['jax_jit_ms']:.3f} ms, "
-              f"with donated buffers {r['jax_jit_donated_ms']:.3f} ms")
+        print(f"  tensorlet split: compiled train step called alone, results read back each call "
+              f"{r['compiled_step_ms']:.3f} ms (fit: {r['steady_ms_min'] - r['compiled_step_ms']:+.3f}); the same step "
+              f"in jax.jit {r['jax_jit_ms']:.3f} ms, with donated buffers {r['jax_jit_donated_ms']:.3f} ms")
         summary[f"{kind}_step_ms"] = r["steady_ms_min"]
         for peer, label in ((kjax, "keras-jax"), (ktf, "keras-tf")):
             if peer and kind in peer:
@@ -298,6 +320,17 @@ def report(results):
                 ok = "" if label != "keras-jax" else ("  OK" if ratio <= target else f"  (target <= {target})")
                 print(f"  ratio tensorlet / {label}: {ratio:.2f} (medians {med:.2f}){ok}")
                 summary[f"{kind}_ratio_vs_{label}"] = ratio
+    if tl and "mlp_verbose1" in tl:
+        print("\nfit MLP with verbose=1 (the default; output discarded), ms/step over the steady epochs:")
+        print(f"  {'':12} {'best':>8} {'median':>8}")
+        for n in names:
+            r = results[n].get("mlp_verbose1")
+            if r:
+                print(f"  {n:12} {r['steady_ms_min']:8.3f} {r['steady_ms_median']:8.3f}")
+        if kjax and "mlp_verbose1" in kjax:
+            ratio = tl["mlp_verbose1"]["steady_ms_min"] / kjax["mlp_verbose1"]["steady_ms_min"]
+            print(f"  ratio tensorlet / keras-jax: {ratio:.2f}")
+            summary["mlp_verbose1_ratio_vs_keras-jax"] = ratio
     if tl and "call" in tl:
         print("\nsmall model (Dense 8-16-4), eager call and predict of one batch:")
         print(f"  {'':12} {'model(x) us':>12} {'model(np) us':>13} {'predict us':>11}")
@@ -313,13 +346,16 @@ def report(results):
         p = tl["call"]["predict_us"] / 1e3
         print(f"  tensorlet predict of one batch: {p:.3f} ms" + ("  OK" if p <= 2 else "  (target <= 2 ms)"))
     if any(results[n].get("memory") for n in names):
-        print("\nmemory growth over repeated calls after warm-up (RSS KiB / live Python objects):")
+        print("\nmemory growth over repeated calls after warm-up (process RSS KiB / Python heap KiB / live Python "
+              "objects):")
         for n in names:
             m = results[n].get("memory")
             if m:
-                print(f"  {n:12} {m['calls']:6d} x model(x): {m['call_rss_growth_kb']:7d} KiB "
-                      f"{m['call_object_growth']:6d} objs;  {m['predict_calls']:6d} x predict: "
-                      f"{m['predict_rss_growth_kb']:7d} KiB {m['predict_object_growth']:6d} objs")
+                print(f"  {n:12} {m['calls']:6d} x model(x): {m['call_rss_growth_kb']:6d} / "
+                      f"{m['call_py_growth_kb']:6.1f} / {m['call_object_growth']:4d};   "
+                      f"{m['predict_calls']:6d} x predict: "
+                      f"{m['predict_rss_growth_kb']:6d} / {m['predict_py_growth_kb']:6.1f} / "
+                      f"{m['predict_object_growth']:4d}")
     return summary
 
 
@@ -327,7 +363,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=1)
-    ap.add_argument("--only", default="mlp,cnn,call,memory")
+    ap.add_argument("--only", default="mlp,cnn,verbose,call,memory")
     ap.add_argument("--mem-calls", type=int, default=10_000)
     ap.add_argument("--peer-mem-calls", type=int, default=1_000)
     ap.add_argument("--no-peers", action="store_true")

@@ -207,3 +207,24 @@ def test_array_batches_are_copies_and_counts_known():
     (strs,), = [b for _, b in data_adapter.EpochIterator(names, batch_size=4).enumerate_epoch()]
     assert strs.dtype == tf.string
     assert data_adapter.EpochIterator(x, y, batch_size=4, steps_per_epoch=2).batch_counts() is None
+
+
+def test_progress_bar_loop_shows_the_results_without_reading_every_step(capsys):
+    x, y = _data(40)
+    m = _counting()
+    h = m.fit(x, y, batch_size=8, epochs=2, verbose=1)
+    assert m.traces == 1  # Keras's progress bar alone does not need the variant that returns each step's results
+    out = capsys.readouterr().out
+    assert out.count("5/5") >= 2
+    for loss, mae in zip(h.history["loss"], h.history["mae"]):
+        assert f"loss: {loss:.4f}" in out and f"mae: {mae:.4f}" in out
+    ev = m.evaluate(x, y, batch_size=8, verbose=1, return_dict=True)
+    out = capsys.readouterr().out
+    assert f"loss: {ev['loss']:.4f}" in out and f"mae: {ev['mae']:.4f}" in out
+    quiet = m.evaluate(x, y, batch_size=8, verbose=0, return_dict=True)
+    seen = []
+    loud = m.evaluate(x, y, batch_size=8, verbose=0, return_dict=True,
+                      callbacks=[keras.callbacks.LambdaCallback(on_test_batch_end=lambda b, logs: seen.append(b))])
+    assert seen == [0, 1, 2, 3, 4]
+    for k in ("loss", "mae"):
+        np.testing.assert_allclose([quiet[k], loud[k]], [ev[k], ev[k]], rtol=1e-6)

@@ -36,7 +36,8 @@ def step_function(fn, run_eagerly=False, jit_compile=None, kind="train"):
     batch is passed as flat positional tensors and the results come back flat, then are rebuilt here, which keeps
     every call on ``tf.function``'s fast path.  If a signature's first (tracing) call fails, that signature runs
     eagerly from then on (an error in the step itself is then raised by the eager run), with a warning, so
-    training keeps working while the graph compiler grows.
+    training keeps working while the graph compiler grows.  ``fit``/``evaluate`` tell the runner how often each
+    batch shape will run (compile early) and whether they read each step's results (see ``_StepRunner``).
     """
     if run_eagerly:
         return fn
@@ -117,38 +118,52 @@ class _StepRunner:
             f = self._tf_function(self.python_function, jit_compile=self._jit)
             return self._guarded(key, data, lambda: self._install(key, lambda b, fl: f(b))(data, flat))
         flat_step, positions, out_template = self._flat_fn(data, flat, quiet=False)
+        tensors = [flat[i] for i in positions]
         plain = data.__class__ is tuple and len(positions) == len(data)  # a flat tuple of tensors
+        jits = self._jit_choices(flat)
 
         def first(f):
-            result = f(*[flat[i] for i in positions])
+            result = f(*tensors)
             unpack = _unpacker(out_template[0])
             if plain:
                 self._fast[0][key[1]] = lambda b: unpack(f(*b))
             self._install(key, lambda b, fl: unpack(f(*[fl[i] for i in positions])))
             return unpack(result)
 
-        if self._compile_now(flat):
+        def attempt():
+            f = self._tf_function(flat_step, jit_compile=jits[0], autograph=False)
+            f.get_concrete_function(*tensors)  # an error while tracing goes to the eager fallback at once
             try:
-                return first(self._tf_function(flat_step, jit_compile=True, autograph=False))
-            except Exception:  # noqa: BLE001  (XLA cannot compile it: the tiered executor runs it below)
-                pass
-        f = self._tf_function(flat_step, jit_compile=self._jit, autograph=False)
-        return self._guarded(key, data, lambda: first(f))
+                return first(f)
+            except Exception:  # noqa: BLE001
+                if len(jits) == 1:
+                    raise
+            # XLA could not compile it: the tiered executor runs it
+            return first(self._tf_function(flat_step, jit_compile=jits[1], autograph=False))
+
+        return self._guarded(key, data, attempt)
 
     def _first_quiet(self, key, data, flat):
         """Compiles and runs the result-less variant of the step for this signature; False (nothing run) when its
-        results are needed, or when it cannot be compiled (the step with results then handles errors/fallbacks)."""
+        results are needed, or when it cannot be traced or compiled (the step with results then handles errors and
+        fallbacks).  A failed first call writes no variables, so the step can run again."""
         if key[0] == "structured":
             return False
         flat_step, positions, out_template = self._flat_fn(data, flat, quiet=True)
         tensors = [flat[i] for i in positions]
-        for jit in ((True, self._jit) if self._compile_now(flat) else (self._jit,)):
-            f = self._tf_function(flat_step, jit_compile=jit, autograph=False)
+        jits = self._jit_choices(flat)
+        f = self._tf_function(flat_step, jit_compile=jits[0], autograph=False)
+        try:
+            f.get_concrete_function(*tensors)
+            if not out_template or not self._quiet_check(out_template[0]):
+                return False
+        except Exception:  # noqa: BLE001
+            return False
+        for i, jit in enumerate(jits):
+            if i:
+                f = self._tf_function(flat_step, jit_compile=jit, autograph=False)
             try:
-                f.get_concrete_function(*tensors)
-                if not out_template or not self._quiet_check(out_template[0]):
-                    return False
-                f(*tensors)  # a failed first call wrote no variables: it can be retried
+                f(*tensors)
             except Exception:  # noqa: BLE001
                 continue
             self._install_quiet(key, f, positions, data.__class__ is tuple and len(positions) == len(data))
@@ -166,16 +181,20 @@ class _StepRunner:
             self._fast[1][key[1]] = run_plain
         self._by_key[1][key] = run
 
-    def _compile_now(self, flat):
-        """A train step signature that will run at least twice compiles with XLA on its first call."""
-        return self._jit is None and self._kind == "train" and self._expected is not None and \
-            self._expected.get(_batch_dim(flat), 0) >= 2
+    def _jit_choices(self, flat):
+        """``jit_compile`` for a new signature, then the fallback if XLA cannot compile it: a train step signature
+        that will run at least twice compiles with XLA on its first call (the tiered executor as fallback)."""
+        if self._jit is None and self._kind == "train" and self._expected is not None and \
+                self._expected.get(_batch_dim(flat), 0) >= 2:
+            return (True, None)
+        return (self._jit,)
 
     def _flat_fn(self, data, flat, quiet):
         """The step as a function of the batch's tensors, flat and positional (``tf.function``'s fast path), with
         flat results; the results' structure is recorded while tracing."""
         positions = [i for i, x in enumerate(flat) if x is not None]
-        n_leaves, template, python = len(flat), data, self._python()
+        n_leaves, python = len(flat), self._python()
+        template = nest.pack_sequence_as(data, [None] * n_leaves)  # the structure, without the batch's tensors
         out_template = []
 
         def flat_step(*tensors):
@@ -301,19 +320,60 @@ def _uses_batch_hooks(callbacks, kind):
     """Whether a callback overrides a per-batch hook of this loop.  When none does, the loop skips the hooks and,
     with them, reading each step's results back as Python numbers (History and a silent fit need epoch logs only).
     """
+    return _batch_hooks(callbacks, kind) != (False, None)
+
+
+def _batch_hooks(callbacks, kind):
+    """How a loop calls the per-batch hooks: ``(False, None)``: no callback defines one (the loop skips them and
+    does not read each step's results); ``(True, progbar_logs)``: only Keras's own progress bar does, through
+    ``on_{kind}_batch_end``, and it shows the latest results at most every ``interval`` seconds, so the loop reads
+    them only when the bar will draw (``progbar_logs(model, is_last_step)`` gives them); ``(True, None)``: every
+    hook gets every step's results."""
     try:
-        from tensorlet._src.keras.callbacks import Callback, CallbackList
+        from tensorlet._src.keras.callbacks import Callback, CallbackList, ProgbarLogger
     except ImportError:
-        return True
+        return True, None
     if type(callbacks) is not CallbackList:  # a subclass may hook batches itself
-        return True
+        return True, None
+    progbar = None
     for cb in callbacks.callbacks:
         if not isinstance(cb, Callback):
-            return True
-        for name in _BATCH_HOOKS[kind]:
-            if getattr(getattr(cb, name, None), "__func__", None) is not getattr(Callback, name):
-                return True  # overridden in a subclass, or set on the instance (LambdaCallback)
-    return False
+            return True, None
+        # hooks overridden in a subclass, or set on the instance (LambdaCallback)
+        hooked = [name for name in _BATCH_HOOKS[kind]
+                  if getattr(getattr(cb, name, None), "__func__", None) is not getattr(Callback, name)]
+        if not hooked:
+            continue
+        if type(cb) is ProgbarLogger and hooked == [f"on_{kind}_batch_end"] and progbar is None:
+            progbar = cb
+            continue
+        return True, None
+    return (False, None) if progbar is None else (True, _ProgbarLogs(progbar))
+
+
+class _ProgbarLogs:
+    """The results a loop that skips reading each step's results hands to Keras's progress bar: read from the
+    model's metrics when the bar will draw (verbose=1, its ``interval`` elapsed, with a margin), else the last
+    ones read (a bar keeps only the latest value of each metric and draws nothing in between)."""
+
+    MARGIN = 0.005
+
+    def __init__(self, logger):
+        self.logger = logger
+        self.logs = {}
+
+    def __call__(self, model, last):
+        logger = self.logger
+        if getattr(logger, "verbose", 1) != 1:
+            return self.logs  # verbose=2 draws once per epoch, from the epoch's logs
+        bar = getattr(logger, "progbar", None)
+        try:
+            due = bar is None or last or bar.clock() - bar._last_update >= bar.interval - self.MARGIN
+        except (AttributeError, TypeError):
+            due = True
+        if due:
+            self.logs = _pythonify(model.get_metrics_result())
+        return self.logs
 
 
 class _MiniHistory:
@@ -722,8 +782,9 @@ class Model(Layer):
         train_fn = self.make_train_function()
         callbacks.on_train_begin()
         initial_epoch = self._initial_epoch or initial_epoch  # BackupAndRestore sets it in on_train_begin
-        hooks = _uses_batch_hooks(callbacks, "train")
-        _loop_hints(train_fn, iterator, epochs - initial_epoch, None if hooks else self._results_from_metrics)
+        hooks = _batch_hooks(callbacks, "train")
+        _loop_hints(train_fn, iterator, epochs - initial_epoch,
+                    None if hooks == (True, None) else self._results_from_metrics)
         try:
             training_logs = self._fit_epochs(train_fn, iterator, callbacks, hooks, initial_epoch, epochs,
                                              validation_data, (val_x, val_y, val_sw), validation_batch_size or
@@ -737,6 +798,8 @@ class Model(Layer):
 
     def _fit_epochs(self, train_fn, iterator, callbacks, hooks, initial_epoch, epochs, validation_data, val_data,
                     val_batch_size, validation_steps, validation_freq, verbose):
+        hooks, progbar_logs = hooks
+        all_hooks = hooks and progbar_logs is None
         first = True
         training_logs = None
         logs = {}
@@ -744,8 +807,9 @@ class Model(Layer):
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callbacks.on_epoch_begin(epoch)
+            last = (iterator.num_batches or 0) - 1
             for step, data in iterator.enumerate_epoch():
-                if hooks:
+                if all_hooks:
                     callbacks.on_train_batch_begin(step)
                 if first:
                     self._symbolic_build(data)
@@ -753,8 +817,11 @@ class Model(Layer):
                     first = False
                 logs = train_fn(data)
                 if hooks:
-                    logs = _pythonify(logs)
-                    callbacks.on_train_batch_end(step, logs)
+                    if logs is None:  # a quiet step: only the progress bar looks, now and then
+                        callbacks.on_train_batch_end(step, progbar_logs(self, step == last))
+                    else:
+                        logs = _pythonify(logs)
+                        callbacks.on_train_batch_end(step, logs)
                 if self.stop_training:
                     break
             epoch_logs = dict(_pythonify(self._metrics_result_or_logs(logs)))
@@ -801,17 +868,19 @@ class Model(Layer):
         callbacks.on_test_begin()
         logs = {}
         self.reset_metrics()
-        hooks = _uses_batch_hooks(callbacks, "test")
-        _loop_hints(test_fn, None, 0, None if hooks else self._results_from_metrics)
+        hooks, progbar_logs = _batch_hooks(callbacks, "test")
+        _loop_hints(test_fn, None, 0, None if hooks and progbar_logs is None else self._results_from_metrics)
+        last = (iterator.num_batches or 0) - 1
         try:
             for step, data in iterator.enumerate_epoch():
-                if hooks:
+                if hooks and progbar_logs is None:
                     callbacks.on_test_batch_begin(step)
                 if not self.built:
                     self._symbolic_build(data)
                 logs = test_fn(data)
                 if hooks:
-                    callbacks.on_test_batch_end(step, _pythonify(logs))
+                    callbacks.on_test_batch_end(step, _pythonify(logs) if logs is not None else
+                                                progbar_logs(self, step == last))
                 if self.stop_evaluating:
                     break
         finally:
