@@ -394,3 +394,26 @@ def test_random_crop_style_slice_traces_and_compiles():
     assert crop.get_concrete_function(x, tf.constant([1]))._compiled is not None
     with pytest.raises(ValueError, match="explicit `size`"):
         tf.function(lambda v, o: tf.slice(v, o, [-1, 2]))(x, tf.constant([0, 0]))
+
+
+def test_graph_def_and_summary_trace_export(tmp_path):
+    from tensorboard.backend.event_processing import event_accumulator
+    from tensorboard.compat.proto import config_pb2
+
+    @tf.function
+    def f(x):
+        return tf.nn.relu(tf.matmul(x, x)) + 1.0
+
+    writer = tf.summary.create_file_writer(str(tmp_path))
+    tf.summary.trace_on(graph=True)
+    f(tf.ones([2, 2]))
+    with writer.as_default():
+        tf.summary.trace_export("f_trace", step=0)
+    writer.flush()
+    acc = event_accumulator.EventAccumulator(str(tmp_path), size_guidance={"tensors": 0})
+    acc.Reload()
+    meta = config_pb2.RunMetadata.FromString(acc.Tensors("f_trace")[0].tensor_proto.string_val[0])
+    nodes = {n.op: list(n.input) for n in meta.function_graphs[0].pre_optimization_graph.node}
+    assert nodes["MatMul"] == ["arg0", "arg0"] and "Relu" in nodes and "AddV2" in nodes
+    gd = f.get_concrete_function(tf.ones([2, 2])).graph.as_graph_def()
+    assert [n.op for n in gd.node][:2] == ["Placeholder", "MatMul"]

@@ -14,6 +14,7 @@ with a one-time notice naming the op; ``jit_compile=True`` makes that an error.
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 import warnings
 import weakref
@@ -446,6 +447,9 @@ class Function:
             ctx.interp, ctx.tapes = prev_interp, prev_tapes
         self._trace_count += 1
         cf = ConcreteFunction.from_trace(graph, tracer, structured_args, out, self)
+        summary = sys.modules.get("tensorlet._src.summary.summary_ops")
+        if summary is not None and summary.is_tracing_graphs():  # tf.summary.trace_on(graph=True)
+            summary.record_function_graph(graph)
         return cf
 
     def get_concrete_function(self, *args, **kwargs):

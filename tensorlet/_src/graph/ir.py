@@ -128,6 +128,32 @@ class Graph:
     def get_operations(self):
         return list(self.nodes)
 
+    def as_graph_def(self, add_shapes=False):
+        """A ``GraphDef`` protocol buffer of this graph (TensorBoard's graph view, ``trace_export``): one
+        ``NodeDef`` per node with its op name, inputs, dtype ``T`` and output shapes; sub-graphs are not expanded."""
+        from tensorboard.compat.proto import graph_pb2
+
+        gd = graph_pb2.GraphDef()
+        names = {}
+        for node in self.nodes:
+            for t in node.outputs:
+                names[id(t)] = node.name if t.index == 0 else f"{node.name}:{t.index}"
+        for node in self.nodes:
+            nd = gd.node.add(name=node.name, op=node.op.name)
+            nd.input.extend(names.get(id(t), "?") for t in node.inputs)
+            nd.input.extend(f"^{c.name}" for c in node.control)
+            if node.outputs:
+                nd.attr["T"].type = node.outputs[0].dtype.as_datatype_enum
+                shapes = nd.attr["_output_shapes"].list
+                for t in node.outputs:
+                    sh = shapes.shape.add()
+                    if t.shape.rank is None:
+                        sh.unknown_rank = True
+                    else:
+                        for d in t.shape.as_list():
+                            sh.dim.add(size=-1 if d is None else d)
+        return gd
+
 
 def _attr_text(k, v):
     if isinstance(v, np.ndarray):
