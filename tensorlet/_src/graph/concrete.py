@@ -8,7 +8,6 @@ forward graph inlined under a tape, differentiated symbolically), so gradients f
 
 from __future__ import annotations
 
-from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework.context import ctx, get_logger
 from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet._src.framework.variables import Variable
@@ -321,6 +320,4 @@ class ConcreteFunction:
 def _zeros_like(t):
     from tensorlet._src.autodiff import lazy as T
 
-    if t.dtype in (_dt.float16, _dt.float32, _dt.float64, _dt.bfloat16, _dt.complex64, _dt.complex128):
-        return T.zeros_like(t)
     return T.zeros_like(t)

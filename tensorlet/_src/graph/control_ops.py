@@ -147,11 +147,8 @@ DYNAMIC_RANGE.no_lowering_reason = "is a tf.range whose length depends on run-ti
 # --- reshape to a shape computed at run time -----------------------------------------------------------
 
 def _reshape_dyn_jax(jnp, x, shape):
-    from tensorlet._src.graph.jaxrt import jax
-
     # shapes are static under XLA: a shape computed from tf.shape(...) is a concrete value while lowering
-    dims = jax.core.concrete_or_error(np.asarray, shape, "tf.reshape with a value-dependent shape")
-    return jnp.reshape(x, tuple(int(d) for d in np.asarray(dims).reshape(-1)))
+    return jnp.reshape(x, _concrete_dims(shape, "tf.reshape with a value-dependent shape"))
 
 
 def _reshape_dyn_shape(x, shape):

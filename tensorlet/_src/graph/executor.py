@@ -42,7 +42,7 @@ class Plan:
             else:
                 ins = tuple(slot(t) for t in node.inputs)
                 outs = tuple(slot(t) for t in node.outputs)
-                self.steps.append((op.np_fn, ins, node.attrs, outs, op.n_out != 1, op, node.loc))
+                self.steps.append((op, ins, node.attrs, outs, op.n_out != 1, node.loc))
         self.arg_slots = [slots[id(t)] for t in graph.inputs if id(t) in slots]
         outs = graph.outputs if targets is None else targets
         self.out_slots = [slot(t) for t in outs]
@@ -58,18 +58,8 @@ class Plan:
             env[s] = var._v
         for s, a in zip(self.arg_slots, args):
             env[s] = a
-        for fn, ins, attrs, outs, multi, op, loc in self.steps:
-            vals = [env[i] for i in ins]
-            try:
-                if op.check is not None:
-                    op.check(*[_eager(v) for v in vals], **attrs)
-                r = fn(*vals, **attrs)
-            except errors.OpError as e:
-                if loc:
-                    raise errors.relocate(e, loc) from None
-                raise
-            except registry._KERNEL_ERRORS as e:
-                raise registry.translate(op, [_eager(v) for v in vals], attrs, e) from None
+        for op, ins, attrs, outs, multi, loc in self.steps:
+            r = run_kernel(op, [env[i] for i in ins], attrs, loc)
             if multi:
                 for s, v in zip(outs, r):
                     env[s] = v
@@ -80,6 +70,19 @@ class Plan:
                 var._v = np.asarray(env[s])
             return [env[s] for s in self.out_slots]
         return [env[s] for s in self.out_slots], [env[s] for _, s in self.var_writes]
+
+
+def run_kernel(op, vals, attrs, loc=""):
+    """One node on its NumPy kernel, with the eager path's checks and error translation (errors name ``loc``,
+    where the graph op was created, when given).  Returns what the kernel returns."""
+    try:
+        if op.check is not None:
+            op.check(*[_eager(v) for v in vals], **attrs)
+        return op.np_fn(*vals, **attrs)
+    except errors.OpError as e:
+        raise errors.relocate(e, loc) from None
+    except registry._KERNEL_ERRORS as e:
+        raise registry.translate(op, [_eager(v) for v in vals], attrs, e) from None
 
 
 def _eager(a):

@@ -17,7 +17,6 @@ from tensorlet._src.graph.ir import Spec
 
 _SENTINELS = (1009, 1013)  # stand-ins for unknown dims (primes, unlikely to collide with real sizes)
 _cache: dict = {}
-_EFFECTS = frozenset(("PrintV2", "Assert"))
 
 
 def _freeze(v):
@@ -48,7 +47,7 @@ def specs(op, ins, attrs) -> list[Spec]:
         hit = _cache.get(key)
         if hit is not None:
             return hit
-    if op.stateful or op.name in _EFFECTS:  # never run an effect to learn shapes
+    if op.stateful:  # never run an effect to learn shapes
         result = [] if op.n_out is None else [Spec(TensorShape(None), ins[0].dtype if ins else _dt.float32)]
     else:
         result = _abstract(op, ins, attrs)

@@ -14,7 +14,6 @@ import itertools
 import numpy as np
 
 from tensorlet._src.framework import dtypes as _dt
-from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import Tensor, numpy_text
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.ops.registry import NONDIFF, Op
@@ -334,7 +333,3 @@ class GraphTensor(Tensor):
             return id(self)
         return Tensor.__hash__(self)
 
-
-def check_same_graph(t: GraphTensor, graph) -> None:
-    if t.graph is not graph:
-        raise errors.InvalidArgumentError(None, None, f"Tensor {t.name} is not an element of this graph.")

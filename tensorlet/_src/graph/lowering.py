@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from tensorlet._src.framework import dtypes as _dt
-from tensorlet._src.framework import errors
 from tensorlet._src.graph.ir import CONST, PLACEHOLDER, READ_VAR, Graph
 
 BAKE_MAX_ELEMENTS = 4096  # constants up to this size are compiled in; larger ones are arguments
@@ -145,7 +144,7 @@ def build_fn(graph: Graph):
 
 def _host_callback(graph, sink, host):
     """A step running ``sink`` and its host-only ancestors (string formatting) in a ``jax.debug.callback``."""
-    from tensorlet._src.graph.executor import _eager
+    from tensorlet._src.graph.executor import run_kernel
 
     chain, boundary, seen = [], [], set()
 
@@ -169,16 +168,11 @@ def _host_callback(graph, sink, host):
                 if node.op is CONST:
                     env[id(node.outputs[0])] = node.attrs["value"]
                     continue
-                vals = [env[id(t)] for t in node.inputs]
-                if node.op.check is not None:
-                    node.op.check(*[_eager(v) for v in vals], **node.attrs)
-                out = node.op.np_fn(*vals, **node.attrs)
+                out = run_kernel(node.op, [env[id(t)] for t in node.inputs], node.attrs, sink.loc)
                 outs = (out,) if node.op.n_out == 1 else tuple(out)
                 for t, v in zip(node.outputs, outs):
                     env[id(t)] = v
         except Exception as e:
-            if isinstance(e, errors.OpError):
-                e = errors.relocate(e, sink.loc)
             _host_errors.append(e)
             raise
 

@@ -6,14 +6,12 @@ from __future__ import annotations
 from tensorlet._src.graph.infer import _freeze
 from tensorlet._src.graph.ir import CONST, PLACEHOLDER, READ_VAR, Graph
 
-# ops with effects beyond their outputs: never removed or merged
-STATEFUL = frozenset(("PrintV2", "Assert", "PyFunc", "EagerPyFunc", "WriteScalarSummary", "WriteSummary"))
 
 
 def has_effects(node) -> bool:
     """The node prints, asserts or calls Python (itself, or inside its control-flow sub-graphs)."""
     op = node.op
-    if op.name in STATEFUL or getattr(op, "stateful", False):
+    if op.stateful:  # prints, asserts, Python calls: never removed or merged
         return True
     for v in node.attrs.values():
         if isinstance(v, Graph):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from tensorlet._src.framework.context import ctx
 from tensorlet._src.framework.tensor import Tensor, convert_to_tensor
 from tensorlet._src.framework.variables import Variable
-from tensorlet._src.graph.ir import Graph, GraphTensor, Spec
+from tensorlet._src.graph.ir import Graph, Spec
 from tensorlet._src.graph.tracing import Tracer
 from tensorlet._src.util import nest
 
@@ -94,21 +94,3 @@ def add_outputs(traced: Traced, tensors_fn):
     finally:
         ctx.interp = parent
     traced.graph.outputs = list(traced.graph.outputs) + extra
-
-
-def rebuild(traced: Traced, flat_values):
-    """The Python output structure of ``traced`` with its tensor leaves replaced by ``flat_values``."""
-    out, leaves = traced.structure
-    filled = [None if s is None else flat_values[s.i] for s in leaves]
-    if not nest.is_nested(out):
-        return filled[0] if filled else out
-    return nest.pack_sequence_as(out, filled)
-
-
-def spec_of_value(x) -> Spec:
-    t = x if isinstance(x, Tensor) else convert_to_tensor(x)
-    return Spec(t.shape, t.dtype)
-
-
-def graph_tensor(x) -> bool:
-    return isinstance(x, GraphTensor)

@@ -12,21 +12,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework import variables as _variables
 from tensorlet._src.framework.context import ctx
 from tensorlet._src.framework.tensor import EagerTensor, Tensor
-from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.graph import infer
 from tensorlet._src.graph.ir import READ_VAR, Graph, GraphTensor, Spec
 from tensorlet._src.ops import registry
 
-_LOCATED = frozenset(("Assert", "PrintV2", "CheckNumerics"))
+_LOCATED = frozenset(("CheckNumerics",))  # (stateful ops are located too)
 FOLD_MAX_ELEMENTS = 1024  # fold constant subexpressions at trace time when the result is at most this big
 _SHAPE_OPS = frozenset(("Shape", "Size", "Rank", "ShapeN"))
-# ops never folded: side effects, or values that must differ per call
-NO_FOLD = {"PrintV2", "Assert", "EagerPyFunc", "PyFunc"}
+# ops never folded besides stateful ones (values that must be read at run time; the io package adds some)
+NO_FOLD = set()
 
 
 class Tracer:
@@ -223,7 +221,3 @@ def eager_value_of(t: GraphTensor):
         feeds.update(tracer.arg_values)
         tracer = tracer.parent
     return evaluate_closed(t, feeds)
-
-
-def spec_of(x) -> Spec:
-    return Spec(x.shape if isinstance(x.shape, TensorShape) else TensorShape(x.shape), _dt.as_dtype(x.dtype))

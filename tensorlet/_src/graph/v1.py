@@ -22,7 +22,7 @@ from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tens
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.framework.variables import Variable
 from tensorlet._src.graph.control_ops import GRAPH_OPS
-from tensorlet._src.graph.executor import _eager
+from tensorlet._src.graph.executor import run_kernel
 from tensorlet._src.graph.ir import CONST, PLACEHOLDER, READ_VAR, GraphTensor, Spec
 from tensorlet._src.graph.ir import Graph as IRGraph
 from tensorlet._src.graph.tracing import Tracer
@@ -511,14 +511,7 @@ def _execute(graph: IRGraph, targets, feeds):
             continue
         vals = [env[id(t)] for t in n.inputs]
         attrs = {k: v for k, v in n.attrs.items() if not (op is NO_OP and k == "deps")}
-        try:
-            if op.check is not None:
-                op.check(*[_eager(v) for v in vals], **attrs)
-            r = op.np_fn(*vals, **attrs)
-        except errors.OpError as e:
-            raise errors.relocate(e, n.loc) from None
-        except registry._KERNEL_ERRORS as e:
-            raise registry.translate(op, [_eager(v) for v in vals], attrs, e) from None
+        r = run_kernel(op, vals, attrs, n.loc)
         if op.n_out == 1:
             env[id(n.outputs[0])] = r
         else:

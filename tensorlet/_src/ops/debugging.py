@@ -69,7 +69,8 @@ def _assert_check(cond, *data, summarize=3, label=None):
     raise errors.invalid_argument("Assert", f"assertion failed: {text}")
 
 
-ASSERT = defop("Assert", lambda xp, cond, *data, **attrs: (), n_out=None, check=_assert_check, grad=NONDIFF)
+ASSERT = defop("Assert", lambda xp, cond, *data, **attrs: (), n_out=None, check=_assert_check, grad=NONDIFF,
+               stateful=True)
 
 
 def _summarize_arg(summarize):
@@ -533,7 +534,7 @@ def _print_kernel(xp, s, output_stream="stderr", end="\n"):
     return ()
 
 
-PRINT_V2 = defop("PrintV2", _print_kernel, n_out=None, dtypes=(D.string,), grad=NONDIFF)
+PRINT_V2 = defop("PrintV2", _print_kernel, n_out=None, dtypes=(D.string,), grad=NONDIFF, stateful=True)
 
 
 def _keys(d):
