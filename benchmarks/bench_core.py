@@ -6,6 +6,7 @@ that has them and ``PYTHONPATH`` pointing at tensorlet):
 
     python benchmarks/bench_core.py            # tensorlet and NumPy
     python benchmarks/bench_core.py --json out.json
+    python benchmarks/bench_core.py --fresh-import  # also: import in a new venv after `pip install .` (slow)
 
 Targets (issue "Core"): a + b <= 2 us and <= 3.5x NumPy's own a + b; matmul >= 0.95x
 NumPy's throughput; import tensorlet <= 0.35 s.
@@ -19,6 +20,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import timeit
 
 import numpy as np
@@ -37,20 +39,38 @@ def best_us(stmt, number: int, repeat: int = 7) -> float:
     return min(timeit.repeat(stmt, number=number, repeat=repeat)) / number * 1e6
 
 
-def import_time(mod: str, runs: int = 5) -> float:
+def import_time(mod: str, runs: int = 5, python: str = sys.executable, path: str | None = ROOT) -> float:
     """Seconds to import ``mod`` in a fresh interpreter (best of ``runs``), with bytecode caches as a user has
     them after ``pip install`` (a warm-up run writes them even where PYTHONDONTWRITEBYTECODE is set)."""
     code = f"import time; t = time.perf_counter(); import {mod}; print(time.perf_counter() - t)"
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               TF_CPP_MIN_LOG_LEVEL="3")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    if path:
+        env["PYTHONPATH"] = path + os.pathsep + os.environ.get("PYTHONPATH", "")
+    else:
+        env.pop("PYTHONPATH", None)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     best = float("inf")
     for _ in range(runs + 1):  # the first run only warms the caches
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        out = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env, cwd=tempfile.gettempdir())
         if out.returncode != 0:
             return float("nan")
         best = min(best, float(out.stdout.strip().splitlines()[-1]))
     return best
+
+
+def fresh_import_time(extra=(), runs: int = 5):
+    """``import tensorlet`` in a new virtual environment after ``pip install .`` of this checkout (the README's
+    install: whatever versions pip resolves today), plus ``extra`` requirements (e.g. ``ml_dtypes==0.5.1``).
+    Returns (seconds, {package: version})."""
+    with tempfile.TemporaryDirectory(prefix="tensorlet-fresh-") as tmp:
+        venv = os.path.join(tmp, "venv")
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+        py = os.path.join(venv, "bin", "python")
+        subprocess.run([py, "-m", "pip", "install", "-q", ROOT, *extra], check=True, cwd=tmp,
+                       env=dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1"))
+        code = ("import importlib.metadata as m; print({p: m.version(p) for p in ('numpy', 'ml_dtypes')})")
+        versions = subprocess.run([py, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+        return import_time("tensorlet", runs, python=py, path=None), versions
 
 
 def bench_add(peers):
@@ -111,6 +131,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--json", help="also write the results to this file")
     ap.add_argument("--no-peers", action="store_true", help="skip TF/PyTorch/JAX even if importable")
+    ap.add_argument("--fresh-import", action="store_true",
+                    help="also measure import in a new venv after `pip install .` (minutes)")
+    ap.add_argument("--with", dest="extra", action="append", default=[],
+                    help="extra requirement for the fresh venv (e.g. ml_dtypes==0.5.1); repeatable")
     args = ap.parse_args()
     sys.path.insert(0, ROOT)
     peers = [] if args.no_peers else [p for p in PEERS if have(p)]
@@ -118,6 +142,10 @@ def main():
     results = {"peers": peers, "import_s": {}, "add_us": {}, "matmul_us": {}}
     for mod in ["numpy", "tensorlet"] + peers:
         results["import_s"][mod] = import_time(mod)
+    if args.fresh_import:
+        s, versions = fresh_import_time(args.extra)
+        results["import_s"]["tensorlet (fresh venv)"] = s
+        results["fresh_venv_versions"] = versions
     results["add_us"] = bench_add(peers)
     results["matmul_us"] = bench_matmul(peers)
 
@@ -137,6 +165,9 @@ def main():
     print(f"  a + b: {results['add_us']['tensorlet']:.3f} us (<= 2 us), {add_ratio:.2f}x NumPy (<= 3.5x)")
     print(f"  matmul throughput: {mm_ratio:.3f}x NumPy (>= 0.95x)")
     print(f"  import tensorlet: {results['import_s']['tensorlet']:.3f} s (<= 0.35 s)")
+    if args.fresh_import:
+        print(f"  import tensorlet, fresh `pip install .` ({results['fresh_venv_versions']}): "
+              f"{results['import_s']['tensorlet (fresh venv)']:.3f} s (<= 0.35 s)")
     if args.json:
         tmp = args.json + ".tmp"
         with open(tmp, "w") as f:

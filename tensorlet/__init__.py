@@ -12,9 +12,13 @@ from tensorlet._src.autodiff.tape import (
     GradientTape,
     UnconnectedGradients,
 )
+from tensorlet._src.compat.v1_graph import (
+    Graph,
+    control_dependencies,
+    gradients,
+    group,
+)
 from tensorlet._src.data.structure import (
-    TensorSpec,
-    TypeSpec,
     type_spec_from_value,
 )
 from tensorlet._src.dropin import (
@@ -54,9 +58,6 @@ from tensorlet._src.framework.dtypes import (
     uint8,
     variant,
 )
-from tensorlet._src.framework.indexed_slices import (
-    IndexedSlices,
-)
 from tensorlet._src.framework.module import (
     Module,
 )
@@ -71,10 +72,22 @@ from tensorlet._src.framework.tensor_shape import (
     as_shape,
     unknown_shape,
 )
+from tensorlet._src.framework.tensor_spec import (
+    TensorSpec,
+)
+from tensorlet._src.framework.type_spec import (
+    TypeSpec,
+)
 from tensorlet._src.framework.variables import (
     Variable,
     VariableAggregation,
     VariableSynchronization,
+)
+from tensorlet._src.framework.versions import (
+    COMPILER_VERSION as __compiler_version__,
+    GIT_VERSION as __git_version__,
+    TENSORLET_VERSION as __tensorlet_version__,
+    VERSION as __version__,
 )
 from tensorlet._src.graph.control_flow import (
     case,
@@ -99,12 +112,6 @@ from tensorlet._src.graph.py_func import (
 from tensorlet._src.graph.tensor_array import (
     TensorArray,
 )
-from tensorlet._src.graph.v1 import (
-    Graph,
-    control_dependencies,
-    gradients,
-    group,
-)
 from tensorlet._src.io.sparse import (
     SparseTensor,
     SparseTensorSpec,
@@ -121,25 +128,18 @@ from tensorlet._src.ops.array_extra import (
 from tensorlet._src.ops.array_misc import (
     einsum,
     ensure_shape,
-    identity,
     identity_n,
     one_hot,
-    rank,
     sequence_mask,
     shape,
     shape_n,
-    size,
-    stop_gradient,
     tensordot,
     unravel_index,
-    where,
 )
 from tensorlet._src.ops.array_ops import (
     broadcast_dynamic_shape,
     broadcast_static_shape,
     broadcast_to,
-    concat,
-    expand_dims,
     pad,
     repeat,
     reshape,
@@ -148,7 +148,6 @@ from tensorlet._src.ops.array_ops import (
     slice,
     split,
     squeeze,
-    stack,
     tile,
     transpose,
     unstack,
@@ -159,10 +158,8 @@ from tensorlet._src.ops.creation import (
     linspace,
     meshgrid,
     ones,
-    ones_like,
     range,
     zeros,
-    zeros_like,
 )
 from tensorlet._src.ops.debugging import (
     Assert,
@@ -172,9 +169,78 @@ from tensorlet._src.ops.debugging import (
     assert_rank,
     print,
 )
+from tensorlet._src.ops.dispatch import (
+    array_misc__identity as identity,
+    array_misc__rank as rank,
+    array_misc__size as size,
+    array_misc__stop_gradient as stop_gradient,
+    array_misc__where as where,
+    array_ops__concat as concat,
+    array_ops__expand_dims as expand_dims,
+    array_ops__stack as stack,
+    creation__ones_like as ones_like,
+    creation__zeros_like as zeros_like,
+    gather_scatter__boolean_mask as boolean_mask,
+    gather_scatter__gather as gather,
+    math_binary__add as add,
+    math_binary__cast as cast,
+    math_binary__divide as divide,
+    math_binary__divide_no_nan as div_no_nan,
+    math_binary__equal as equal,
+    math_binary__floordiv as floordiv,
+    math_binary__floormod as floormod,
+    math_binary__floormod as mod,
+    math_binary__greater as greater,
+    math_binary__greater_equal as greater_equal,
+    math_binary__less as less,
+    math_binary__less_equal as less_equal,
+    math_binary__logical_and as logical_and,
+    math_binary__logical_not as logical_not,
+    math_binary__logical_or as logical_or,
+    math_binary__logical_xor as logical_xor,
+    math_binary__maximum as maximum,
+    math_binary__minimum as minimum,
+    math_binary__multiply as multiply,
+    math_binary__not_equal as not_equal,
+    math_binary__pow as pow,
+    math_binary__realdiv as realdiv,
+    math_binary__saturate_cast as saturate_cast,
+    math_binary__squared_difference as squared_difference,
+    math_binary__subtract as subtract,
+    math_binary__truediv as truediv,
+    math_extra__atan2 as atan2,
+    math_extra__clip_by_value as clip_by_value,
+    math_unary__abs as abs,
+    math_unary__acos as acos,
+    math_unary__acosh as acosh,
+    math_unary__asin as asin,
+    math_unary__asinh as asinh,
+    math_unary__atan as atan,
+    math_unary__atanh as atanh,
+    math_unary__cos as cos,
+    math_unary__cosh as cosh,
+    math_unary__exp as exp,
+    math_unary__floor as floor,
+    math_unary__negative as negative,
+    math_unary__round as round,
+    math_unary__sigmoid as sigmoid,
+    math_unary__sign as sign,
+    math_unary__sin as sin,
+    math_unary__sinh as sinh,
+    math_unary__sqrt as sqrt,
+    math_unary__square as square,
+    math_unary__tan as tan,
+    math_unary__tanh as tanh,
+    reduce__reduce_all as reduce_all,
+    reduce__reduce_any as reduce_any,
+    reduce__reduce_max as reduce_max,
+    reduce__reduce_mean as reduce_mean,
+    reduce__reduce_min as reduce_min,
+    reduce__reduce_prod as reduce_prod,
+    reduce__reduce_sum as reduce_sum,
+    strings_ops__as_string as as_string,
+)
 from tensorlet._src.ops.gather_scatter import (
-    boolean_mask,
-    gather,
     gather_nd,
     scatter_nd,
     tensor_scatter_nd_add,
@@ -182,6 +248,9 @@ from tensorlet._src.ops.gather_scatter import (
     tensor_scatter_nd_min,
     tensor_scatter_nd_sub,
     tensor_scatter_nd_update,
+)
+from tensorlet._src.ops.indexed_slices import (
+    IndexedSlices,
 )
 from tensorlet._src.ops.indexing import (
     newaxis,
@@ -195,68 +264,25 @@ from tensorlet._src.ops.linalg_decomp import (
     eigvals,
 )
 from tensorlet._src.ops.math_binary import (
-    add,
     bitcast,
-    cast,
-    divide,
-    divide_no_nan as div_no_nan,
-    equal,
-    floordiv,
-    floormod,
-    floormod as mod,
-    greater,
-    greater_equal,
-    less,
-    less_equal,
-    logical_and,
-    logical_not,
-    logical_or,
-    logical_xor,
-    maximum,
-    minimum,
-    multiply,
-    not_equal,
-    pow,
-    realdiv,
-    saturate_cast,
-    squared_difference,
-    subtract,
-    truediv,
 )
 from tensorlet._src.ops.math_extra import (
     add_n,
-    atan2,
     clip_by_global_norm,
     clip_by_norm,
-    clip_by_value,
     complex,
     scalar_mul,
 )
-from tensorlet._src.ops.math_unary import (
-    abs,
-    acos,
-    acosh,
-    asin,
-    asinh,
-    atan,
-    atanh,
-    cos,
-    cosh,
-    exp,
-    floor,
-    negative,
-    round,
-    sigmoid,
-    sign,
-    sin,
-    sinh,
-    sqrt,
-    square,
-    tan,
-    tanh,
+from tensorlet._src.ops.math_truncate import (
+    truncatediv,
+    truncatemod,
 )
 from tensorlet._src.ops.matmul import (
     matmul,
+)
+from tensorlet._src.ops.ragged.ragged_tensor import (
+    RaggedTensor,
+    RaggedTensorSpec,
 )
 from tensorlet._src.ops.random_stateless import (
     random_index_shuffle,
@@ -264,14 +290,7 @@ from tensorlet._src.ops.random_stateless import (
 from tensorlet._src.ops.reduce import (
     argmax,
     argmin,
-    reduce_all,
-    reduce_any,
     reduce_logsumexp,
-    reduce_max,
-    reduce_mean,
-    reduce_min,
-    reduce_prod,
-    reduce_sum,
 )
 from tensorlet._src.ops.scan_sort import (
     argsort,
@@ -283,10 +302,17 @@ from tensorlet._src.ops.segment import (
     unique,
     unique_with_counts,
 )
-from tensorlet._src.ops.strings_ops import (
-    as_string,
+from tensorlet._src.ops.signal_fft import (
+    fftnd,
+    ifftnd,
+    irfftnd,
+    rfftnd,
+)
+from tensorlet._src.ops.strings_split import (
+    fingerprint,
 )
 from tensorlet import autodiff  # tensorlet.autodiff
+from tensorlet import autograph  # tensorlet.autograph
 from tensorlet import bitwise  # tensorlet.bitwise
 from tensorlet import compat  # tensorlet.compat
 from tensorlet import config  # tensorlet.config
@@ -296,14 +322,16 @@ from tensorlet import errors  # tensorlet.errors
 from tensorlet import experimental  # tensorlet.experimental
 from tensorlet import image  # tensorlet.image
 from tensorlet import linalg  # tensorlet.linalg
+from tensorlet import lookup  # tensorlet.lookup
 from tensorlet import math  # tensorlet.math
 from tensorlet import nest  # tensorlet.nest
 from tensorlet import nn  # tensorlet.nn
+from tensorlet import ragged  # tensorlet.ragged
 from tensorlet import random  # tensorlet.random
+from tensorlet import signal  # tensorlet.signal
 from tensorlet import strings  # tensorlet.strings
 from tensorlet import types  # tensorlet.types
-
-__version__ = "0.1.0"
+from tensorlet import version  # tensorlet.version
 
 
 _LAZY = {
@@ -311,9 +339,12 @@ _LAZY = {
     'distribute',
     'io',
     'keras',
+    'lite',
     'saved_model',
     'sparse',
     'summary',
+    'tfjs',
+    'tpu',
     'train',
 }
 

@@ -26,13 +26,15 @@ from tensorlet._src.ops.debugging import (
     assert_scalar,
     assert_shapes,
     assert_type,
-    check_numerics,
     disable_traceback_filtering,
     enable_traceback_filtering,
     get_log_device_placement,
     is_numeric_tensor,
     is_traceback_filtering_enabled,
     set_log_device_placement,
+)
+from tensorlet._src.ops.dispatch import (
+    debugging__check_numerics as check_numerics,
 )
 
 

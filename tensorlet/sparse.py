@@ -8,6 +8,32 @@ from tensorlet._src.io.sparse import (
     from_dense,
     to_dense,
 )
+from tensorlet._src.io.sparse_ops import (
+    add,
+    concat,
+    expand_dims,
+    eye,
+    fill_empty_rows,
+    map_values,
+    maximum,
+    minimum,
+    reduce_max,
+    reduce_sum,
+    reorder,
+    reset_shape,
+    reshape,
+    retain,
+    segment_mean,
+    segment_sqrt_n,
+    segment_sum,
+    slice,
+    softmax,
+    sparse_dense_matmul,
+    sparse_dense_matmul as matmul,
+    split,
+    to_indicator,
+    transpose,
+)
 
 
 def __getattr__(name):

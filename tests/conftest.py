@@ -1,11 +1,6 @@
-import os
-import sys
+import tensorlet  # noqa: F401  (register every op before tests wrap kernels)
 
-sys.path.insert(0, os.path.dirname(__file__))  # tests/opcheck.py and friends
-
-import tensorlet  # noqa: E402,F401  (register every op before tests wrap kernels)
-
-import pytest  # noqa: E402
+import pytest
 
 
 @pytest.fixture(autouse=True)

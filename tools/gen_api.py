@@ -37,7 +37,7 @@ def __getattr__(name):
 # package is lazy when every name under it comes from one of these; the generator imports them to fill the table.
 LAZY_IMPL = ("tensorlet._src.keras", "tensorlet._src.data", "tensorlet._src.train", "tensorlet._src.summary",
              "tensorlet._src.saved_model", "tensorlet._src.io", "tensorlet._src.compat", "tensorlet._src.distribute",
-             "tensorlet._src.lite")
+             "tensorlet._src.lite", "tensorlet._src.tfjs", "tensorlet._src.numpy_api")
 LAZY_MISSING = '''
 
 _LAZY = {lazy}
@@ -70,7 +70,7 @@ def load_table():
     import importlib.util
 
     import tensorlet._src  # noqa: F401  (imports every family, filling the table)
-    from tensorlet._src.ops.registry import EXPORTS
+    from tensorlet._src.framework.api_export import EXPORTS
 
     import pkgutil
 
@@ -133,8 +133,6 @@ def render(table):
                 continue
             parent = f"tensorlet.{mod}" if mod else "tensorlet"
             lines.append(f"from {parent} import {child}  # tensorlet.{dotted}\n")
-        if mod == "":
-            lines.append("\n__version__ = \"0.1.0\"\n")
         lazy_text = "{\n" + "".join(f"    {n!r},\n" for n in sorted(lazy)) + "}"
         lines.append(LAZY_MISSING.format(lazy=lazy_text) if lazy else MISSING)
         files[path] = "".join(lines)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors as _errors
-from tensorlet._src.ops.registry import export_value
+from tensorlet._src.framework import dlpack  # noqa: F401  (__dlpack__, tf.experimental.dlpack)
+from tensorlet._src.framework import versions  # noqa: F401  (tf.__version__, tf.version.*)
+from tensorlet._src.framework.api_export import export_value
 
 _F = "tensorlet._src.framework."
 
@@ -35,6 +37,15 @@ export_value("init_scope", _F + "context", "init_scope")
 export_value("device", _F + "device", "device")
 for _n in ("list_physical_devices", "list_logical_devices", "get_visible_devices", "set_visible_devices"):
     export_value("config." + _n, _F + "device", _n)
+    export_value("config.experimental." + _n, _F + "device", _n)
+for _n in ("set_logical_device_configuration", "get_logical_device_configuration", "LogicalDeviceConfiguration"):
+    export_value("config." + _n, _F + "device", _n)
+export_value("config.experimental.set_virtual_device_configuration", _F + "device",
+             "set_logical_device_configuration")
+export_value("config.experimental.get_virtual_device_configuration", _F + "device",
+             "get_logical_device_configuration")
+export_value("config.experimental.VirtualDeviceConfiguration", _F + "device", "LogicalDeviceConfiguration")
+for _n in ("set_memory_growth", "get_memory_growth", "get_memory_info"):
     export_value("config.experimental." + _n, _F + "device", _n)
 for _n in ("set_soft_device_placement", "get_soft_device_placement"):
     export_value("config." + _n, _F + "device", _n)

@@ -1,4 +1,4 @@
-"""The ``tensorlet`` command: ``tensorlet demo`` (the README's main job), ``tour``, ``run``, ``version``."""
+"""The ``tensorlet`` command: ``tensorlet demo`` (the README's main job), ``tour``, ``run``, ``serve``, ``version``."""
 
 from __future__ import annotations
 
@@ -33,6 +33,13 @@ def main(argv=None) -> int:
     from tensorlet._src.saved_model import cli as saved_model_cli
 
     saved_model_cli.add_parser(sub)  # tensorlet saved_model show --dir DIR [--all | --tag_set T --signature_def S]
+    from tensorlet._src.serving import server as serving_server
+
+    serving_server.add_arguments(sub.add_parser("serve", help="serve SavedModels over TF Serving's REST and gRPC "
+                                                              "APIs (tensorflow_model_server's flags)"))
+    from tensorlet._src.tfjs import cli as tfjs_cli
+
+    tfjs_cli.add_parser(sub)  # tensorlet export tfjs [--quantize_uint8] model.keras web_model/
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["run"] and len(argv) > 1 and argv[1] not in ("-h", "--help"):
         from tensorlet._src.dropin import run_script
@@ -47,9 +54,13 @@ def main(argv=None) -> int:
         return demo(args)
     if args.cmd == "saved_model":
         return saved_model_cli.main(args)
+    if args.cmd == "serve":
+        return serving_server.main(args)
+    if args.cmd == "export":
+        return tfjs_cli.main(args)
     import tensorlet
 
-    print(tensorlet.__version__)
+    print(tensorlet.__tensorlet_version__)
     return 0
 
 

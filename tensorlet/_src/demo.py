@@ -77,7 +77,7 @@ def demo(out_dir=None, epochs=5, batch_size=32, data=None, seed=0) -> int:
     os.makedirs(out_dir, exist_ok=True)
 
     (x_train, y_train), (x_test, y_test) = load_sample(data)
-    print(f"tensorlet {tf.__version__}: a Keras CNN learns MNIST, offline, on {len(x_train):,} images of the "
+    print(f"tensorlet {tf.__tensorlet_version__}: a Keras CNN learns MNIST, offline, on {len(x_train):,} images of the "
           f"bundled sample ({len(x_test):,} held out)")
     keras.utils.set_random_seed(seed)
     model = build_model(keras)
@@ -100,7 +100,7 @@ def tour(data=None) -> int:
 
     import tensorlet as tf
 
-    print(f"tensorlet {tf.__version__}: TensorFlow's API, eager on NumPy\n")
+    print(f"tensorlet {tf.__tensorlet_version__}: TensorFlow's API, eager on NumPy\n")
     a = tf.constant([[1, 2], [3, 4]])
     print(a)
     print(a * (a + 1))

@@ -14,7 +14,8 @@ import sys
 
 # alias prefix -> tensorlet module it stands for (longest prefix wins).  The public name
 # ``tf.enable_tensorflow_alias`` is registered by tensorlet/_src/compat/exports.py.
-ALIASES = {"tensorflow.compat.v2": "tensorlet", "tensorflow": "tensorlet", "keras": "tensorlet.keras"}
+ALIASES = {"tensorflow.compat.v2": "tensorlet", "tensorflow": "tensorlet", "keras": "tensorlet.keras",
+           "tensorflow_model_optimization": "tensorlet._src.tfmot"}
 
 
 def _target(fullname: str):
@@ -86,6 +87,7 @@ def enable_tensorflow_alias(keras: bool = True) -> None:
     ALIASES.pop("keras", None)
     if keras:
         ALIASES["keras"] = "tensorlet.keras"
+    ALIASES["tensorflow_model_optimization"] = "tensorlet._src.tfmot"
     for name in list(sys.modules):  # a real TensorFlow/Keras imported earlier would shadow the alias
         if _target(name) is not None and not _is_tensorlet(sys.modules[name]):
             del sys.modules[name]

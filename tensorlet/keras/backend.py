@@ -16,6 +16,14 @@ from tensorlet._src.keras.backend import (
     set_image_data_format,
     standardize_dtype,
 )
+from tensorlet._src.keras.config import (
+    backend,
+    is_float_dtype,
+)
+from tensorlet._src.keras.ops._dtypes import (
+    is_int_dtype,
+    result_type,
+)
 
 
 def __getattr__(name):

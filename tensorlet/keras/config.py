@@ -11,6 +11,21 @@ from tensorlet._src.keras.backend import (
     set_floatx,
     set_image_data_format,
 )
+from tensorlet._src.keras.config import (
+    backend,
+    disable_flash_attention,
+    disable_traceback_filtering,
+    enable_flash_attention,
+    enable_traceback_filtering,
+    is_flash_attention_enabled,
+    is_nnx_enabled,
+    is_traceback_filtering_enabled,
+    max_epochs,
+    max_steps_per_epoch,
+    set_backend,
+    set_max_epochs,
+    set_max_steps_per_epoch,
+)
 from tensorlet._src.keras.mixed_precision import (
     dtype_policy,
     set_dtype_policy,

@@ -8,12 +8,6 @@ from tensorlet._src.keras.backend import (
     is_keras_tensor,
     standardize_dtype,
 )
-from tensorlet._src.keras.engine.data_adapter import (
-    PyDataset,
-    PyDataset as Sequence,
-    pack_x_y_sample_weight,
-    unpack_x_y_sample_weight,
-)
 from tensorlet._src.keras.saving.serialization import (
     CustomObjectScope,
     CustomObjectScope as custom_object_scope,
@@ -24,8 +18,32 @@ from tensorlet._src.keras.saving.serialization import (
     register_keras_serializable,
     serialize_keras_object,
 )
+from tensorlet._src.keras.trainers.data_adapters.data_adapter_utils import (
+    pack_x_y_sample_weight,
+    unpack_x_y_sample_weight,
+)
+from tensorlet._src.keras.trainers.data_adapters.py_dataset_adapter import (
+    PyDataset,
+    PyDataset as Sequence,
+)
+from tensorlet._src.keras.utils.dataset_utils import (
+    audio_dataset_from_directory,
+    image_dataset_from_directory,
+    split_dataset,
+    text_dataset_from_directory,
+    timeseries_dataset_from_array,
+)
 from tensorlet._src.keras.utils.file_utils import (
     get_file,
+)
+from tensorlet._src.keras.utils.image_utils import (
+    array_to_img,
+    get_source_inputs,
+    img_to_array,
+    load_img,
+    model_to_dot,
+    plot_model,
+    save_img,
 )
 from tensorlet._src.keras.utils.io_utils import (
     disable_interactive_logging,

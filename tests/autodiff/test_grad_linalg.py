@@ -11,7 +11,6 @@
 
 import json
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -21,8 +20,6 @@ from goldens_check import compare_gradients
 import tensorlet as tf
 
 HERE = os.path.dirname(__file__)
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "ops"))
 import linalg_grad_cases as lgc  # noqa: E402
 from gradcheck import check_case_gradients  # noqa: E402
 from opcheck import Case  # noqa: E402

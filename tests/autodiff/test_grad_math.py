@@ -8,7 +8,6 @@ The complex gradients are also checked against finite differences of the forward
 
 import json
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -17,7 +16,6 @@ from goldens_check import compare_gradients
 
 import tensorlet as tf
 
-sys.path.insert(0, os.path.dirname(__file__))
 import math_grad_cases as mgc  # noqa: E402
 
 GOLDEN = os.path.join(os.path.dirname(os.path.dirname(__file__)), "goldens", "math_grad.json")

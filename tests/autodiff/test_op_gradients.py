@@ -6,14 +6,12 @@ reference case.
 
 import importlib
 import pathlib
-import sys
 
 import pytest
 
-OPS_DIR = pathlib.Path(__file__).parent.parent / "ops"
-sys.path.insert(0, str(OPS_DIR))
+from gradcheck import case_grad_status, check_case_gradients
 
-from gradcheck import case_grad_status, check_case_gradients  # noqa: E402
+OPS_DIR = pathlib.Path(__file__).parent.parent / "ops"
 
 
 def _cases():

@@ -32,9 +32,15 @@ def test_run_and_reduce():
         ctx.get_per_replica_batch_size(63)
 
 
-def test_multi_worker_without_cluster_is_one_worker(monkeypatch):
-    monkeypatch.delenv("TF_CONFIG", raising=False)
-    assert tf.distribute.MultiWorkerMirroredStrategy().num_replicas_in_sync == 1
-    monkeypatch.setenv("TF_CONFIG", '{"cluster": {"worker": ["a:1", "b:2"]}, "task": {"type": "worker", "index": 0}}')
-    with pytest.raises(NotImplementedError, match="multi-worker"):
-        tf.distribute.MultiWorkerMirroredStrategy()
+def test_device_configuration_errors_as_tf():
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    with pytest.raises(ValueError, match="Cannot set memory growth on non-GPU"):
+        tf.config.experimental.set_memory_growth(cpu, True)
+    with pytest.raises(KeyError):
+        tf.config.experimental.get_memory_growth(cpu)
+    with pytest.raises(ValueError, match="Allocator stats not available for device 'CPU:0'"):
+        tf.config.experimental.get_memory_info("CPU:0")
+    with pytest.raises(ValueError, match="No matching devices found for 'GPU:0'"):
+        tf.config.experimental.get_memory_info("GPU:0")
+    with pytest.raises(ValueError, match="LogicalDeviceConfiguration"):
+        tf.config.set_logical_device_configuration(cpu, ["not a configuration"])

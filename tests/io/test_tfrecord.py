@@ -166,3 +166,52 @@ def test_framing_by_hand(tmp_path):
     head = struct.pack("<Q", 3)
     assert data == head + struct.pack("<I", masked_crc32c(head)) + b"abc" + struct.pack("<I", masked_crc32c(b"abc"))
     assert os.path.getsize(path) == 19
+
+
+@pytest.mark.parametrize("compression", ["", "GZIP", "ZLIB"])
+def test_huge_declared_length_fails_before_allocating(tmp_path, compression):
+    """A header declaring a 2**62-byte record with a valid CRC: DataLossError (as TF), never MemoryError."""
+    import zlib
+
+    from tensorlet._src.io import crc32c
+
+    good = R.frame_records([b"first"])
+    head = struct.pack("<Q", 1 << 62)
+    raw = good + head + struct.pack("<I", crc32c.masked_crc32c(head)) + b"x" * 100
+    if compression:
+        z = zlib.compressobj(9, zlib.DEFLATED, 31 if compression == "GZIP" else 15)
+        raw = z.compress(raw) + z.flush()
+    path = tmp_path / "huge.tfrecord"
+    path.write_bytes(raw)
+    got = []
+    with pytest.raises(tf.errors.DataLossError, match="truncated record at 21"):
+        for rec in tf.data.TFRecordDataset(str(path), compression_type=compression):
+            got.append(rec.numpy())
+    assert got == [b"first"]
+
+
+def test_fuzzed_files_fail_closed(tmp_path):
+    """300 seeded bit flips, overwrites, truncations and junk, plain and GZIP: the records read are always a
+    prefix of the real ones, and anything else is a DataLossError (never another exception, never a hang)."""
+    import gzip
+    import random
+
+    from hostile import damage
+
+    records = [bytes([i]) * (i * 7 % 50) for i in range(40)]
+    plain = R.frame_records(records)
+    rng = random.Random(11)
+    errors = 0
+    for i in range(300):
+        compression = "GZIP" if i % 2 else ""
+        raw, kind, pos = damage(gzip.compress(plain) if compression else plain, rng)
+        path = tmp_path / f"f{i}.tfrecord"
+        path.write_bytes(raw)
+        got = []
+        try:
+            for rec in R.iter_records(str(path), compression):
+                got.append(bytes(rec))
+        except tf.errors.DataLossError:
+            errors += 1
+        assert got == records[:len(got)], (i, kind, pos)
+    assert errors > 150

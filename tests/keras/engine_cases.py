@@ -234,7 +234,9 @@ def fit_custom_train_step(tf):
     model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="mse")
     x, y = _arr((8, 3), 82), _arr((8, 1), 83)
     hist = model.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0)
-    return {"history": hist.history, "type": type(model).__mro__[1].__name__}
+    mro = [c.__name__ for c in type(model).__mro__]
+    return {"history": hist.history, "class": type(model).__name__, "functional": "Functional" in mro,
+            "isinstance": isinstance(model, Custom)}
 
 
 def subclassed_model(tf):

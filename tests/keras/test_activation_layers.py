@@ -10,6 +10,7 @@ import tensorlet as tf
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import keras_layers_cases as C  # noqa: E402
+from layer_test_utils import run_layer_test  # noqa: E402
 
 L = tf.keras.layers
 
@@ -50,8 +51,12 @@ def test_prelu_and_softmax_reference():
     np.testing.assert_allclose(s, e / e.sum((1, 2), keepdims=True), rtol=1e-5)
 
 
-def test_config_round_trip():
-    for layer in (L.ReLU(6.0, 0.1, 0.5), L.LeakyReLU(0.2), L.ELU(0.7), L.PReLU(shared_axes=[1]), L.Softmax(axis=1),
-                  L.ActivityRegularization(0.1, 0.2), L.GaussianNoise(0.3, seed=2), L.AlphaDropout(0.2)):
-        clone = type(layer).from_config(layer.get_config())
-        assert clone.get_config() == {**layer.get_config(), "name": clone.name}
+@pytest.mark.parametrize("cls,kwargs,weights", [
+    ("ReLU", {"max_value": 6.0, "negative_slope": 0.1, "threshold": 0.5}, 0), ("LeakyReLU", {"negative_slope": 0.2}, 0),
+    ("ELU", {"alpha": 0.7}, 0), ("PReLU", {"shared_axes": [1]}, 1), ("Softmax", {"axis": 1}, 0),
+    ("ActivityRegularization", {"l1": 0.1, "l2": 0.2}, 0), ("GaussianNoise", {"stddev": 0.3, "seed": 2}, 0),
+    ("AlphaDropout", {"rate": 0.2}, 0)])
+def test_layer_contract(cls, kwargs, weights):
+    """Shapes, weights, config round trip, eager == tf.function and a training step (layer_test_utils)."""
+    run_layer_test(getattr(L, cls), kwargs, input_shape=(2, 3, 4), expected_output_shape=(2, 3, 4),
+                   expected_num_trainable_weights=weights, expected_num_non_trainable_weights=0)

@@ -10,6 +10,7 @@ import tensorlet as tf
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import keras_layers_cases as C  # noqa: E402
+from layer_test_utils import run_layer_test  # noqa: E402
 
 L = tf.keras.layers
 
@@ -68,18 +69,18 @@ def test_compute_output_shape_with_unknown_dims():
     assert L.DepthwiseConv2D(3, depth_multiplier=3).compute_output_shape((2, 5, 5, 2)) == (2, 3, 3, 6)
 
 
-def test_config_round_trip_same_outputs():
-    x = C.det((2, 6, 6, 3))
-    for layer in (L.Conv2D(4, 3, strides=2, padding="same", activation="relu", groups=1),
-                  L.Conv2DTranspose(2, 3, strides=2, output_padding=1),
-                  L.DepthwiseConv2D(2, depth_multiplier=2, use_bias=False),
-                  L.SeparableConv2D(3, 2, padding="same")):
-        y = layer(x)
-        clone = type(layer).from_config(layer.get_config())
-        clone(x)
-        clone.set_weights(layer.get_weights())
-        np.testing.assert_allclose(clone(x).numpy(), y.numpy(), rtol=1e-6)
-        assert clone.get_config() == {**layer.get_config(), "name": clone.name}
+@pytest.mark.parametrize("cls,kwargs,out_shape,shapes", [
+    ("Conv2D", {"filters": 4, "kernel_size": 3, "strides": 2, "padding": "same", "activation": "relu", "groups": 1},
+     (2, 3, 3, 4), [(3, 3, 3, 4), (4,)]),
+    ("Conv2DTranspose", {"filters": 2, "kernel_size": 3, "strides": 2, "output_padding": 1}, (2, 14, 14, 2),
+     [(3, 3, 2, 3), (2,)]),
+    ("DepthwiseConv2D", {"kernel_size": 2, "depth_multiplier": 2, "use_bias": False}, (2, 5, 5, 6), [(2, 2, 3, 2)]),
+    ("SeparableConv2D", {"filters": 3, "kernel_size": 2, "padding": "same"}, (2, 6, 6, 3),
+     [(2, 2, 3, 1), (1, 1, 3, 3), (3,)])])
+def test_layer_contract(cls, kwargs, out_shape, shapes):
+    """Shapes, weights, config round trip (same outputs), eager == tf.function, a training step."""
+    run_layer_test(getattr(L, cls), kwargs, input_data=C.det((2, 6, 6, 3)), expected_output_shape=out_shape,
+                   expected_weight_shapes=shapes, expected_num_non_trainable_weights=0)
 
 
 def test_conv3d_channels_first_bias_per_channel():

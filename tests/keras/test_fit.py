@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tensorlet as tf
+from tensorlet._src.keras.engine.functional import Functional
 
 keras = tf.keras
 
@@ -127,7 +128,9 @@ def test_custom_train_step_tf2_guide_style():
     keras.backend.clear_session()
     inp = keras.Input((3,))
     model = CustomModel(inp, keras.layers.Dense(1)(inp))
-    assert isinstance(model, keras.Model) and type(model).__mro__[1].__name__ == "Functional"
+    # a functional model with the subclass's methods (Keras 3 rewrites CustomModel.__bases__; tensorlet leaves the
+    # class alone and gives the instance a functional variant of it)
+    assert isinstance(model, CustomModel) and isinstance(model, Functional) and CustomModel.__bases__ == (keras.Model,)
     model.compile(optimizer="adam", loss="mse", metrics=["mae"])
     x, y = _data()
     with warnings.catch_warnings():

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 import tensorlet as tf
-from tensorlet._src.keras.engine import data_adapter
+from tensorlet._src.keras.trainers.epoch_iterator import EpochIterator
 
 keras = tf.keras
 
@@ -197,16 +197,16 @@ def test_user_train_step_goes_through_autograph():
 def test_array_batches_are_copies_and_counts_known():
     x = np.arange(30, dtype=np.float32).reshape(10, 3)
     y = np.arange(10, dtype=np.int64)
-    it = data_adapter.EpochIterator(x, y, batch_size=4, shuffle=False)
+    it = EpochIterator(x, y, batch_size=4, shuffle=False)
     assert it.batch_counts() == {4: 2, 2: 1}
     batches = [b for _, b in it.enumerate_epoch()]
     x[:] = -1.0
     np.testing.assert_array_equal(batches[0][0].numpy(), np.arange(12, dtype=np.float32).reshape(4, 3))
     assert batches[2][1].dtype == tf.int64 and batches[2][1].shape == (2,)
     names = np.array(["a", "b", "c"])
-    (strs,), = [b for _, b in data_adapter.EpochIterator(names, batch_size=4).enumerate_epoch()]
+    (strs,), = [b for _, b in EpochIterator(names, batch_size=4).enumerate_epoch()]
     assert strs.dtype == tf.string
-    assert data_adapter.EpochIterator(x, y, batch_size=4, steps_per_epoch=2).batch_counts() is None
+    assert EpochIterator(x, y, batch_size=4, steps_per_epoch=2).batch_counts() is None
 
 
 def test_progress_bar_loop_shows_the_results_without_reading_every_step(capsys):

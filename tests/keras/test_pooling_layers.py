@@ -10,6 +10,7 @@ import tensorlet as tf
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import keras_layers_cases as C  # noqa: E402
+from layer_test_utils import run_layer_test  # noqa: E402
 
 L = tf.keras.layers
 
@@ -49,7 +50,10 @@ def test_output_shapes_and_errors():
 
 
 def test_config_round_trip():
-    layer = L.AveragePooling2D((2, 3), strides=1, padding="same", data_format="channels_first")
+    layer, _ = run_layer_test(L.AveragePooling2D, {"pool_size": (2, 3), "strides": 1, "padding": "same",
+                                                   "data_format": "channels_first"},
+                              input_shape=(2, 3, 4, 5), expected_output_shape=(2, 3, 4, 5),
+                              expected_num_trainable_weights=0, expected_num_non_trainable_weights=0)
     clone = L.AveragePooling2D.from_config(layer.get_config())
     assert (clone.pool_size, clone.strides, clone.padding, clone.data_format) == ((2, 3), (1, 1), "same",
                                                                                     "channels_first")

@@ -58,7 +58,7 @@ def test_add_and_interactive_logging_off(capsys, monkeypatch, caplog):
     try:
         assert not tf.keras.config.is_interactive_logging_enabled()
         bar = Progbar(2, verbose=2)
-        with caplog.at_level("INFO", logger="tensorlet"):
+        with caplog.at_level("INFO", logger="tensorflow"):
             bar.add(1, [("loss", 2.0)])
             bar.add(1, [("loss", 4.0)])
         assert capsys.readouterr().out == ""

@@ -300,7 +300,7 @@ CASES += [
              np.uint8), IMG3[:1], ("uint8",), domain=(0, 255), ops=("AddV2", "Cast"), id="adjust_brightness_uint8"),
     Case(lambda x: tf.image.adjust_contrast(x, 1.7), lambda x: _contrast_ref(x, 1.7), IMGS, ("float32",),
          ops=("AdjustContrastv2",), rtol=1e-5, atol=1e-5, id="adjust_contrast",
-         grad=F32_INSIDE),  # checked in float32 by tests/autodiff/test_grad_image.py
+         grad=False),  # TF defines no gradient (LookupError): tests/autodiff/test_grad_image.py
     Case(lambda x: tf.image.adjust_contrast(x, 0.5), lambda x: _contrast_ref(x, 0.5), IMG3[:1], ("float16",),
          ops=("AdjustContrastv2",), id="adjust_contrast_float16"),
     Case(lambda x: tf.image.adjust_gamma(x, 2.0, 0.5), lambda x: (0.5 * x.astype(np.float64) ** 2).astype(x.dtype),

@@ -3,7 +3,6 @@
 import importlib
 import json
 import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -11,7 +10,6 @@ import pytest
 import tensorlet as tf
 
 HERE = pathlib.Path(__file__).parent
-sys.path.insert(0, str(HERE))
 GOLDENS = json.loads((HERE.parent / "goldens" / "programs.json").read_text())
 
 

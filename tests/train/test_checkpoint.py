@@ -305,7 +305,7 @@ def test_damaged_tf_checkpoint_fails_closed(tmp_path):
     data = bytearray(open(str(tmp_path / "c.data-00000-of-00001"), "rb").read())
     from tensorlet._src.train import tf_bundle
 
-    offset = tf_bundle.Reader(TF_CKPT)._entries["f/.ATTRIBUTES/VARIABLE_VALUE"][3]
+    offset = tf_bundle.BundleReader(TF_CKPT)._entries["f/.ATTRIBUTES/VARIABLE_VALUE"][3]
     data[offset + 5] ^= 1  # inside "f": its CRC-32C no longer matches
     open(str(tmp_path / "c.data-00000-of-00001"), "wb").write(bytes(data))
     r = tf.train.load_checkpoint(str(tmp_path / "c"))
@@ -319,7 +319,7 @@ def test_damaged_tf_checkpoint_fails_closed(tmp_path):
     index = bytearray(open(TF_CKPT + ".index", "rb").read())
     open(str(tmp_path / "d.index"), "wb").write(bytes(index[:-3]))  # footer magic gone
     shutil.copy(TF_CKPT + ".data-00000-of-00001", str(tmp_path / "d.data-00000-of-00001"))
-    with pytest.raises(tf.errors.DataLossError, match="neither a tensorlet nor a TensorFlow checkpoint"):
+    with pytest.raises(tf.errors.DataLossError, match=r"not an sstable \(bad magic number\)"):
         tf.train.Checkpoint().read(str(tmp_path / "d"))
 
 

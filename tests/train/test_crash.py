@@ -1,4 +1,5 @@
-"""A save killed with SIGKILL halfway leaves the previous checkpoint intact and ``latest_checkpoint`` on it."""
+"""A save killed with SIGKILL halfway leaves the previous checkpoint intact and ``latest_checkpoint`` on it; the
+next save of the same prefix removes the temporaries it left."""
 
 import os
 import signal
@@ -16,7 +17,7 @@ CHILD = textwrap.dedent("""
     import sys, time
     import numpy as np
     import tensorlet as tf
-    from tensorlet._src.train import format as F
+    from tensorlet._src.train import tf_bundle as F
 
     directory = sys.argv[1]
     v = tf.Variable(np.full((4,), 1.0, np.float32))
@@ -76,3 +77,4 @@ def test_sigkill_during_save_keeps_previous_checkpoint(tmp_path):
     assert mgr.restore_or_initialize() == str(ckdir / "ckpt-1")
     assert mgr.save() == str(ckdir / "ckpt-2")
     assert tf.train.latest_checkpoint(str(ckdir)) == str(ckdir / "ckpt-2")
+    assert not [f for f in os.listdir(ckdir) if ".tmp" in f]  # the killed save's temporaries were removed

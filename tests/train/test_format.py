@@ -1,4 +1,5 @@
-"""The checkpoint file format: layout, versioning, and failing closed on damaged or hostile files."""
+"""tensorlet's earlier checkpoint format (JSON index), still read: layout, versioning, failing closed on damaged
+or hostile files.  (The format written today, TF's TensorBundle, is tested in test_tf_bundle.py.)"""
 
 import json
 import os
@@ -13,9 +14,14 @@ from tensorlet._src.train import format as F
 
 
 def make(tmp_path, name="c"):
+    """A checkpoint as earlier tensorlet versions wrote it (the same tensors, the legacy writer)."""
+    from tensorlet._src.train import trackable
+
     ck = tf.train.Checkpoint(a=tf.Variable(np.arange(12, dtype=np.float32).reshape(3, 4)),
                              s=tf.Variable([b"x", b"yy"]), n=tf.Variable(7, dtype=tf.int64))
-    return ck.write(str(tmp_path / name))
+    tensors, proto = trackable.ObjectGraph(ck._graph_root()).serialize()
+    tensors[F.OBJECT_GRAPH_KEY] = np.array(proto.SerializeToString(), dtype=object)
+    return F.write(str(tmp_path / name), tensors)
 
 
 def fresh():
@@ -57,7 +63,7 @@ def test_damage_is_detected(tmp_path):
         f.truncate(10)
     assert "has 10 bytes" in damaged(path)
     for text, needle in [(b"{broken", "not valid JSON"),
-                         (b"[]", "neither a tensorlet nor a TensorFlow checkpoint index"),
+                         (b"[]", "too short to be an sstable"),
                          (b'{"format": "tensorlet-checkpoint", "version": 2}',
                           "unsupported checkpoint format version 2")]:
         path = make(tmp_path, "j")

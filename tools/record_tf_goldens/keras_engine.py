@@ -24,24 +24,28 @@ def _jsonable(x):
     return x
 
 
-def main():
+def record(case_file, golden_file):
+    """Runs every case of tests/keras/<case_file> (its ``CASES``) on real TF and writes tests/goldens/<golden_file>."""
     os.environ.setdefault("COLUMNS", "80")
     import tensorflow as tf
 
-    spec = importlib.util.spec_from_file_location("engine_cases", os.path.join(ROOT, "tests", "keras",
-                                                                               "engine_cases.py"))
+    spec = importlib.util.spec_from_file_location(case_file[:-3], os.path.join(ROOT, "tests", "keras", case_file))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     out = {}
     for name, fn in mod.CASES.items():
         tf.keras.backend.clear_session()
         out[name] = _jsonable(fn(tf))
-    path = os.path.join(ROOT, "tests", "goldens", "keras_engine.json")
+    path = os.path.join(ROOT, "tests", "goldens", golden_file)
     with open(path + ".tmp", "w") as f:
         json.dump(out, f, indent=0, sort_keys=True)
         f.write("\n")
     os.replace(path + ".tmp", path)
     print(f"wrote {path}")
+
+
+def main():
+    record("engine_cases.py", "keras_engine.json")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,10 @@ from tensorlet._src.framework.context import ctx
 from tensorlet._src.framework.variables import Variable
 from tensorlet._src.ops.registry import NONDIFF, tf_export
 from tensorlet._src.util import nest
+from tensorlet._src.framework.tensor import convert_to_tensor
+from tensorlet._src.ops.creation import ones_like, zeros_like
+from tensorlet._src.ops.math_binary import multiply
+from tensorlet._src.ops.reduce import reduce_sum
 
 
 @tf_export("autodiff.ForwardAccumulator")
@@ -18,8 +22,6 @@ class ForwardAccumulator:
     """``with ForwardAccumulator(primals, tangents) as acc: y = f(x)`` then ``acc.jvp(y)``."""
 
     def __init__(self, primals, tangents):
-        from tensorlet._src.autodiff import lazy as T
-
         self._tangents: dict = {}  # id(tensor) -> tangent
         self._keep: dict = {}  # id(tensor) -> tensor (keeps ids valid)
         self._var_tangents: dict = {}  # id(variable) -> tangent
@@ -28,10 +30,10 @@ class ForwardAccumulator:
             raise ValueError(f"primals and tangents must have the same structure: {len(fp)} vs {len(ft)} leaves")
         for p, t in zip(fp, ft):
             if isinstance(p, Variable):
-                self._var_tangents[id(p)] = T.convert(t, dtype=p.dtype)
+                self._var_tangents[id(p)] = convert_to_tensor(t, dtype=p.dtype)
             else:
-                p = T.convert(p)
-                self._set(p, T.convert(t, dtype=p.dtype))
+                p = convert_to_tensor(p)
+                self._set(p, convert_to_tensor(t, dtype=p.dtype))
         self._recording = False
 
     def _set(self, tensor, tangent):
@@ -59,11 +61,9 @@ class ForwardAccumulator:
         tans = [self._tangents.get(id(x)) for x in inputs]
         if all(t is None for t in tans):
             return
-        from tensorlet._src.autodiff import lazy as T
-
         self._recording = False  # computing the JVP must not feed back into this accumulator
         try:
-            tans = [T.zeros_like(x) if t is None else t for x, t in zip(inputs, tans)]
+            tans = [zeros_like(x) if t is None else t for x, t in zip(inputs, tans)]
             multi = op.n_out != 1
             outs = outputs if multi else (outputs,)
             jvp = getattr(op, "jvp", None)
@@ -80,12 +80,11 @@ class ForwardAccumulator:
 
     @staticmethod
     def _jvp_by_transposition(op, inputs, attrs, outputs, outs, tans):
-        from tensorlet._src.autodiff import lazy as T
         from tensorlet._src.autodiff.tape import GradientTape
 
         # the VJP is linear in u, so any u works in exact arithmetic; ones (as TF) keeps gradients that
         # divide by the upstream or branch on it finite
-        us = [T.ones_like(o) for o in outs]
+        us = [ones_like(o) for o in outs]
         with GradientTape(persistent=False) as tape:
             tape.watch(us)
             g = tuple(us) if op.n_out != 1 else us[0]
@@ -95,7 +94,7 @@ class ForwardAccumulator:
             for v, t in zip(vjps, tans):
                 if v is None:
                     continue
-                term = T.reduce_sum(T.multiply(T.convert(v), t))
+                term = reduce_sum(multiply(convert_to_tensor(v), t))
                 total = term if total is None else total + term
         if total is None:
             return [None] * len(outs)
@@ -103,7 +102,6 @@ class ForwardAccumulator:
 
     def jvp(self, primals, unconnected_gradients=None):
         """The tangent of ``primals`` (a tensor or structure); ``None`` where unconnected."""
-        from tensorlet._src.autodiff import lazy as T
         from tensorlet._src.autodiff.tape import UnconnectedGradients
 
         zero = unconnected_gradients is not None and UnconnectedGradients(unconnected_gradients) is \
@@ -112,8 +110,8 @@ class ForwardAccumulator:
         def one(p):
             if isinstance(p, Variable):
                 t = self._var_tangents.get(id(p))
-                return T.zeros_like(p.value()) if t is None and zero else t
+                return zeros_like(p.value()) if t is None and zero else t
             t = self._tangents.get(id(p))
-            return T.zeros_like(p) if t is None and zero else t
+            return zeros_like(p) if t is None and zero else t
 
         return nest.map_structure(one, primals)

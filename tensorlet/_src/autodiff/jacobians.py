@@ -10,6 +10,9 @@ import numpy as np
 
 from tensorlet._src.framework.variables import Variable
 from tensorlet._src.util import nest
+from tensorlet._src.framework.tensor import convert_to_tensor
+from tensorlet._src.ops.array_ops import reshape, stack
+from tensorlet._src.ops.creation import zeros, zeros_like
 
 
 def _one_hot_like(t, i):
@@ -25,9 +28,7 @@ def _source_value(s):
 
 
 def jacobian(tape, target, sources, unconnected):
-    from tensorlet._src.autodiff import lazy as T
-
-    target = T.convert(target)
+    target = convert_to_tensor(target)
     flat_sources = nest.flatten(sources)
     n = int(np.prod(target.shape.as_list())) if target.shape.rank else 1
     rows = [[] for _ in flat_sources]
@@ -37,22 +38,20 @@ def jacobian(tape, target, sources, unconnected):
             rows[k].append(g)
     out = []
     for s, col in zip(flat_sources, rows):
-        sv = T.convert(_source_value(s))
+        sv = convert_to_tensor(_source_value(s))
         if all(g is None for g in col):
             out.append(None)
             continue
-        col = [T.zeros_like(sv) if g is None else T.convert(g) for g in col]
-        j = T.stack(col, 0) if col else T.zeros([0] + sv.shape.as_list(), sv.dtype)
-        out.append(T.reshape(j, target.shape.as_list() + sv.shape.as_list()))
+        col = [zeros_like(sv) if g is None else convert_to_tensor(g) for g in col]
+        j = stack(col, 0) if col else zeros([0] + sv.shape.as_list(), sv.dtype)
+        out.append(reshape(j, target.shape.as_list() + sv.shape.as_list()))
     return nest.pack_sequence_as(sources, out)
 
 
 def batch_jacobian(tape, target, source, unconnected):
     """For each output position j: d(sum over the batch of target[:, j]) / d(source) -> [B, *source.shape[1:]]."""
-    from tensorlet._src.autodiff import lazy as T
-
-    target = T.convert(target)
-    sv = T.convert(_source_value(source))
+    target = convert_to_tensor(target)
+    sv = convert_to_tensor(_source_value(source))
     shape = target.shape.as_list()
     if not shape or shape[0] != sv.shape[0]:
         raise ValueError(f"Need first dimension of `target` shape ({target.shape}) and `source` shape "
@@ -69,9 +68,9 @@ def batch_jacobian(tape, target, source, unconnected):
         if g is None:
             cols.append(None)
         else:
-            cols.append(T.reshape(T.convert(g), [b, -1]))
+            cols.append(reshape(convert_to_tensor(g), [b, -1]))
     if all(c is None for c in cols):
         return None
-    cols = [T.zeros([b, int(np.prod(sv.shape.as_list()[1:]))], sv.dtype) if c is None else c for c in cols]
-    j = T.stack(cols, 1)  # [B, m, prod(source rest)]
-    return T.reshape(j, [b] + shape[1:] + sv.shape.as_list()[1:])
+    cols = [zeros([b, int(np.prod(sv.shape.as_list()[1:]))], sv.dtype) if c is None else c for c in cols]
+    j = stack(cols, 1)  # [B, m, prod(source rest)]
+    return reshape(j, [b] + shape[1:] + sv.shape.as_list()[1:])

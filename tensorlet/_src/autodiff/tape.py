@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import enum
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import variables as _variables
 from tensorlet._src.framework.context import ctx
-from tensorlet._src.framework.indexed_slices import IndexedSlices
-from tensorlet._src.framework.tensor import EagerTensor, Tensor
+from tensorlet._src.ops.indexed_slices import IndexedSlices
+from tensorlet._src.framework.tensor import convert_to_tensor, EagerTensor, Tensor
 from tensorlet._src.framework.variables import Variable
 from tensorlet._src.ops import registry
 from tensorlet._src.ops.registry import NO_GRADIENT, NONDIFF, REGISTRY, bind, tf_export
 from tensorlet._src.util import nest
+from tensorlet._src.ops.creation import zeros_like
+from tensorlet._src.ops.grad_utils import add_grads
 
 _DIFF_KINDS = frozenset("fcV")  # float, complex, and 'V' = ml_dtypes' bfloat16
 
@@ -229,11 +230,11 @@ class GradientTape:
                 if tgt is None:
                     continue
             if tgt.__class__ is not EagerTensor:
-                tgt = T.convert(tgt)
+                tgt = convert_to_tensor(tgt)
             if id(tgt) not in self._ids:
                 continue
             g0 = flat_out_grads[i] if flat_out_grads is not None else None
-            g0 = _seed(tgt) if g0 is None else T.convert(g0, dtype=tgt.dtype)
+            g0 = _seed(tgt) if g0 is None else convert_to_tensor(g0, dtype=tgt.dtype)
             _accumulate(grads, tgt, g0)
 
         was_recording = self._recording
@@ -248,7 +249,7 @@ class GradientTape:
                     gs = [grads.get(id(o)) for o in outputs]
                     if all(x is None for x in gs):
                         continue
-                    g = tuple(T.zeros_like(o) if x is None and _differentiable(o) else x for o, x in zip(outputs, gs))
+                    g = tuple(zeros_like(o) if x is None and _differentiable(o) else x for o, x in zip(outputs, gs))
                 if op.grad is None or op.grad is NO_GRADIENT:
                     raise LookupError(f"gradient registry has no entry for: {op.name}")
                 if g.__class__ is not EagerTensor and not op.sparse_grad:
@@ -272,12 +273,12 @@ class GradientTape:
                     if gr is not None:
                         g = gr if g is None else _add(g, gr)
                 if g is None and unconnected is UnconnectedGradients.ZERO:
-                    g = T.zeros_like(s.value())
+                    g = zeros_like(s.value())
             else:
-                s = T.convert(s)
+                s = convert_to_tensor(s)
                 g = grads.get(id(s))
                 if g is None and unconnected is UnconnectedGradients.ZERO:
-                    g = T.zeros_like(s)
+                    g = zeros_like(s)
             if g.__class__ is IndexedSlices and not isinstance(s, Variable):
                 g = g._dense()  # tensor sources get dense gradients; variables keep IndexedSlices, as in TF
             out.append(g)
@@ -296,7 +297,7 @@ def _dense(g):
 
 
 def _add(a, b):
-    return T.add_grads(a, b)
+    return add_grads(a, b)
 
 
 def _accumulate(grads, x, g):

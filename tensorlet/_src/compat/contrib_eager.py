@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import functools
 
-from tensorlet._src.autodiff import lazy as T
-from tensorlet._src.ops.registry import export_value, tf_export
+from tensorlet._src.framework.api_export import export_value, tf_export
+from tensorlet._src.autodiff.tape import GradientTape
+from tensorlet._src.framework.tensor import convert_to_tensor
+from tensorlet._src.graph.py_func import py_function
 
 _NS = ("compat.v1.contrib.eager.",)
 
@@ -30,10 +32,10 @@ def _make_vjp(f, params, args):
 
         names = list(inspect.signature(f).parameters)
         positions = [names.index(p) for p in params]
-    with T.GradientTape(persistent=False) as tape:
+    with GradientTape(persistent=False) as tape:
         sources = []
         for i in positions:
-            args[i] = T.convert_to_tensor(args[i])
+            args[i] = convert_to_tensor(args[i])
             tape.watch(args[i])
             sources.append(args[i])
         result = f(*args)
@@ -67,7 +69,7 @@ def gradients_function(f, params=None):
     """``f`` -> a function returning the gradients of ``f`` with respect to its arguments (a list).
 
     >>> grad = tf.compat.v1.contrib.eager.gradients_function(lambda x, y: x * y)
-    >>> [g.numpy() for g in grad(3.0, 2.0)]
+    >>> [float(g) for g in grad(3.0, 2.0)]
     [2.0, 3.0]
     """
     vg = value_and_gradients_function(f, params)
@@ -86,7 +88,7 @@ def implicit_value_and_gradients(f):
 
     @functools.wraps(f)
     def decorated(*args, **kwds):
-        with T.GradientTape() as tape:
+        with GradientTape() as tape:
             result = f(*args, **kwds)
         variables = tape.watched_variables()
         if not variables:
@@ -120,7 +122,7 @@ def num_gpus():
 @tf_export("compat.v1.contrib.eager.py_func")
 def py_func(func, inp, Tout, name=None):
     """Runs ``func`` eagerly on eager tensors, also inside graphs (``tf.py_function``)."""
-    return T.py_function(func, inp, Tout, name=name)
+    return py_function(func, inp, Tout, name=name)
 
 
 @tf_export("compat.v1.contrib.eager.Iterator")
@@ -156,22 +158,25 @@ def in_graph_mode():
     return not in_eager_mode()
 
 
-def _public(name):
-    import tensorlet
-
-    obj = tensorlet
-    for part in name.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
-# TF 2 objects under their contrib.eager names (module attributes resolved on first use).
+# TF 2 objects under their contrib.eager names: (implementation module, attribute), imported on first use.
 _ALIASES = {
-    "Variable": "Variable", "GradientTape": "GradientTape", "Checkpoint": "train.Checkpoint",
-    "defun": "function", "custom_gradient": "custom_gradient", "executing_eagerly": "executing_eagerly",
-    "enable_eager_execution": "compat.v1.enable_eager_execution", "TensorSpec": "TensorSpec",
-    "function": "function",
+    "Variable": ("tensorlet._src.framework.variables", "Variable"),
+    "GradientTape": ("tensorlet._src.autodiff.tape", "GradientTape"),
+    "Checkpoint": ("tensorlet._src.train.checkpoint", "Checkpoint"),
+    "defun": ("tensorlet._src.graph.function", "function"),
+    "function": ("tensorlet._src.graph.function", "function"),
+    "custom_gradient": ("tensorlet._src.autodiff.custom", "custom_gradient"),
+    "executing_eagerly": ("tensorlet._src.framework.context", "executing_eagerly"),
+    "enable_eager_execution": ("tensorlet._src.compat.v1_graph", "enable_eager_execution"),
+    "TensorSpec": ("tensorlet._src.framework.tensor_spec", "TensorSpec"),
 }
+
+
+def _public(target):
+    import importlib
+
+    module, attr = target
+    return getattr(importlib.import_module(module), attr)
 
 
 def __getattr__(name):
@@ -184,11 +189,8 @@ def __getattr__(name):
 
 
 def _register():
-    from tensorlet._src.ops.registry import EXPORTS
-
-    for n, target in _ALIASES.items():
-        if target in EXPORTS:  # only what tensorlet has (enable_eager_execution comes with TF1 graph mode)
-            _export(n)
+    for n in _ALIASES:
+        _export(n)
 
 
 _register()

@@ -10,10 +10,17 @@
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework.context import init_scope
 from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.ops import array_misc
+from tensorlet._src.framework.tensor import convert_to_tensor
+from tensorlet._src.framework.variables import Variable
+from tensorlet._src.ops.array_misc import size
+from tensorlet._src.ops.array_ops import broadcast_to, squeeze
+from tensorlet._src.ops.creation import zeros
+from tensorlet._src.ops.math_binary import cast, divide, equal
+from tensorlet._src.ops.reduce import argmax, reduce_sum
 
 
 @tf_export("compat.v1.contrib.eager.metrics.Metric")
@@ -40,8 +47,8 @@ class Metric:
         dtype = _dt.float64 if dtype is None else _dt.as_dtype(dtype)
         shape = () if shape is None else shape
         with init_scope():
-            init = T.zeros(shape, dtype) if initializer is None else T.cast(initializer, dtype)
-            v = T.Variable(init, trainable=False, name=f"{self._name}/{name}")
+            init = zeros(shape, dtype) if initializer is None else cast(initializer, dtype)
+            v = Variable(init, trainable=False, name=f"{self._name}/{name}")
         self._vars.append(v)
         self._initial.append(init)
         return v
@@ -91,18 +98,18 @@ class Mean(Metric):
         self.denom = self.add_variable("denom", dtype=self.dtype)
 
     def call(self, values, weights=None):
-        v = T.cast(T.convert_to_tensor(values), self.dtype)
+        v = cast(convert_to_tensor(values), self.dtype)
         if weights is None:
-            self.denom.assign_add(T.cast(T.size(v), self.dtype))
-            self.numer.assign_add(T.reduce_sum(v))
+            self.denom.assign_add(cast(size(v), self.dtype))
+            self.numer.assign_add(reduce_sum(v))
             return values
-        w = T.broadcast_to(T.cast(T.convert_to_tensor(weights), self.dtype), T.shape(v))
-        self.denom.assign_add(T.reduce_sum(w))
-        self.numer.assign_add(T.reduce_sum(v * w))
+        w = broadcast_to(cast(convert_to_tensor(weights), self.dtype), array_misc.shape(v))
+        self.denom.assign_add(reduce_sum(w))
+        self.numer.assign_add(reduce_sum(v * w))
         return values, weights
 
     def result(self, write_summary=True):
-        return self._summary(T.math.divide(self.numer.read_value(), self.denom.read_value()), write_summary)
+        return self._summary(divide(self.numer.read_value(), self.denom.read_value()), write_summary)
 
 
 @tf_export("compat.v1.contrib.eager.metrics.Accuracy")
@@ -113,7 +120,7 @@ class Accuracy(Mean):
         super().__init__(name=name, dtype=dtype)
 
     def call(self, labels, predictions, weights=None):
-        matches = T.cast(T.equal(T.convert_to_tensor(labels), T.cast(predictions, T.convert_to_tensor(labels).dtype)),
+        matches = cast(equal(convert_to_tensor(labels), cast(predictions, convert_to_tensor(labels).dtype)),
                          self.dtype)
         super().call(matches, weights=weights)
         return (labels, predictions) if weights is None else (labels, predictions, weights)
@@ -127,7 +134,7 @@ class CategoricalAccuracy(Mean):
         super().__init__(name=name, dtype=dtype)
 
     def call(self, labels, predictions, weights=None):
-        matches = T.cast(T.equal(T.argmax(labels, axis=-1), T.argmax(predictions, axis=-1)), self.dtype)
+        matches = cast(equal(argmax(labels, axis=-1), argmax(predictions, axis=-1)), self.dtype)
         super().call(matches, weights=weights)
         return (labels, predictions) if weights is None else (labels, predictions, weights)
 
@@ -140,11 +147,11 @@ class SparseAccuracy(Mean):
         super().__init__(name=name, dtype=dtype)
 
     def call(self, labels, predictions, weights=None):
-        labels = T.convert_to_tensor(labels)
+        labels = convert_to_tensor(labels)
         if labels.shape.rank == predictions.shape.rank:
-            labels = T.squeeze(labels, axis=[-1])
-        pred = T.cast(T.argmax(predictions, axis=-1), labels.dtype)
-        super().call(T.cast(T.equal(labels, pred), self.dtype), weights=weights)
+            labels = squeeze(labels, axis=[-1])
+        pred = cast(argmax(predictions, axis=-1), labels.dtype)
+        super().call(cast(equal(labels, pred), self.dtype), weights=weights)
         return (labels, predictions) if weights is None else (labels, predictions, weights)
 
 
@@ -157,7 +164,7 @@ class BinaryAccuracy(Mean):
         self.threshold = threshold
 
     def call(self, labels, predictions, weights=None):
-        predictions = T.convert_to_tensor(predictions)
-        pred = T.cast(predictions > T.cast(self.threshold, predictions.dtype), self.dtype)
-        super().call(T.cast(T.equal(T.cast(labels, self.dtype), pred), self.dtype), weights=weights)
+        predictions = convert_to_tensor(predictions)
+        pred = cast(predictions > cast(self.threshold, predictions.dtype), self.dtype)
+        super().call(cast(equal(cast(labels, self.dtype), pred), self.dtype), weights=weights)
         return (labels, predictions) if weights is None else (labels, predictions, weights)

@@ -13,8 +13,12 @@ from __future__ import annotations
 import contextlib
 import threading
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.summary import summary_ops
+from tensorlet._src.summary import writer as _writer
+from tensorlet._src.framework.tensor import constant, convert_to_tensor
+from tensorlet._src.summary.summary_ops import write
+from tensorlet._src.summary.writer import record_if
 
 _tls = threading.local()
 
@@ -65,21 +69,21 @@ def record_summaries_every_n_global_steps(n, global_step=None):
         from tensorlet._src.compat.v1_train import get_or_create_global_step
 
         global_step = get_or_create_global_step()
-    value = int(T.convert_to_tensor(global_step).numpy()) if hasattr(global_step, "numpy") else int(global_step)
+    value = int(convert_to_tensor(global_step).numpy()) if hasattr(global_step, "numpy") else int(global_step)
     return _recording(value % n == 0)
 
 
 @tf_export("compat.v1.contrib.summary.create_file_writer", "compat.v1.contrib.summary.create_summary_file_writer")
 def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffix=None, name=None):
     """A TensorBoard event-file writer for ``logdir`` (``set_as_default()``/``as_default()`` to use it)."""
-    return T.summary.create_file_writer(logdir, max_queue=max_queue, flush_millis=flush_millis,
+    return _writer.create_file_writer(logdir, max_queue=max_queue, flush_millis=flush_millis,
                                         filename_suffix=filename_suffix, name=name)
 
 
 @tf_export("compat.v1.contrib.summary.flush")
 def flush(writer=None, name=None):
     """Writes queued events of ``writer`` (default: the default writer)."""
-    T.summary.flush(writer)
+    _writer.flush(writer)
 
 
 def _step(step):
@@ -100,43 +104,43 @@ def _tag(name, family):
 
 def _write(fn, name, tensor, family, step, **kw):
     if not should_record_summaries():
-        return T.constant(False)
+        return constant(False)
     from tensorlet._src.summary.writer import _state
 
     if _state()["writer"] is None:
-        return T.constant(False)
-    with T.summary.record_if(True):
+        return constant(False)
+    with record_if(True):
         return fn(_tag(name, family), tensor, step=_step(step), **kw)
 
 
 @tf_export("compat.v1.contrib.summary.scalar")
 def scalar(name, tensor, family=None, step=None):
     """Writes a scalar (Scalars dashboard) when recording."""
-    return _write(T.summary.scalar, name, tensor, family, step)
+    return _write(summary_ops.scalar, name, tensor, family, step)
 
 
 @tf_export("compat.v1.contrib.summary.histogram")
 def histogram(name, tensor, family=None, step=None):
     """Writes a histogram (Histograms dashboard) when recording."""
-    return _write(T.summary.histogram, name, tensor, family, step)
+    return _write(summary_ops.histogram, name, tensor, family, step)
 
 
 @tf_export("compat.v1.contrib.summary.image")
 def image(name, tensor, bad_color=None, max_images=3, family=None, step=None):
     """Writes up to ``max_images`` images ``[k, h, w, c]`` when recording."""
-    return _write(T.summary.image, name, tensor, family, step, max_outputs=max_images)
+    return _write(summary_ops.image, name, tensor, family, step, max_outputs=max_images)
 
 
 @tf_export("compat.v1.contrib.summary.audio")
 def audio(name, tensor, sample_rate, max_outputs, family=None, step=None):
     """Writes audio clips ``[k, t, c]`` when recording."""
-    return _write(T.summary.audio, name, tensor, family, step, sample_rate=sample_rate, max_outputs=max_outputs)
+    return _write(summary_ops.audio, name, tensor, family, step, sample_rate=sample_rate, max_outputs=max_outputs)
 
 
 @tf_export("compat.v1.contrib.summary.generic")
 def generic(name, tensor, metadata=None, family=None, step=None):
     """Writes a raw tensor summary when recording."""
-    return _write(T.summary.write, name, tensor, family, step, metadata=metadata)
+    return _write(write, name, tensor, family, step, metadata=metadata)
 
 
 @tf_export("compat.v1.contrib.summary.all_summary_ops")

@@ -19,7 +19,7 @@ import importlib.util
 import pkgutil
 
 from tensorlet._src.compat._v1_names import SAME
-from tensorlet._src.ops.registry import EXPORTS, export_value
+from tensorlet._src.framework.api_export import EXPORTS, export_value
 
 V1 = "compat.v1."
 _OPS = "tensorlet._src.compat.v1_ops"
@@ -27,7 +27,11 @@ _OPS = "tensorlet._src.compat.v1_ops"
 LIGHT = {_OPS, "tensorlet._src.dropin"}
 LAZY_IMPL = ("tensorlet._src.keras", "tensorlet._src.data", "tensorlet._src.train", "tensorlet._src.summary",
              "tensorlet._src.saved_model", "tensorlet._src.io", "tensorlet._src.compat", "tensorlet._src.distribute",
-             "tensorlet._src.lite")
+             "tensorlet._src.lite", "tensorlet._src.tfjs")
+
+# v1 names whose TF 2 object lives in a module `import tensorlet` loads, under a public module that is otherwise
+# all lazy (tf.compat.v1.data): exporting them would make that module eager and drop its lazy names (Dataset, ...)
+KEEP_LAZY = {"data.experimental.Structure"}
 
 # v1-only names that are the TF 2 object in eager code (TF1 graph mode may claim them first)
 MANUAL = {
@@ -101,6 +105,8 @@ def candidates() -> dict:
         if need in EXPORTS:
             out[V1 + v1path] = (_OPS, fn)
     for v1path, v2path in {**SAME, **MANUAL}.items():
+        if v1path in KEEP_LAZY:
+            continue
         src = EXPORTS.get(v2path)
         if src is not None and V1 + v1path not in out:
             out[V1 + v1path] = src

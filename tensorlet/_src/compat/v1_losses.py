@@ -6,9 +6,23 @@
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework.context import executing_eagerly
 from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.ops import math_unary
+from tensorlet._src.framework.dtypes import float32
+from tensorlet._src.framework.tensor import convert_to_tensor
+from tensorlet._src.ops.array_misc import shape, size, stop_gradient, where
+from tensorlet._src.ops.array_ops import broadcast_to, squeeze
+from tensorlet._src.ops.creation import ones_like, zeros_like
+from tensorlet._src.ops.math_binary import cast, divide_no_nan, equal, minimum, multiply, squared_difference
+from tensorlet._src.ops.math_unary import log
+from tensorlet._src.ops.nn_activations import relu
+from tensorlet._src.ops.nn_losses import (
+    sigmoid_cross_entropy_with_logits,
+    softmax_cross_entropy_with_logits,
+    sparse_softmax_cross_entropy_with_logits,
+)
+from tensorlet._src.ops.reduce import reduce_sum
 
 
 @tf_export("compat.v1.losses.Reduction")
@@ -37,9 +51,9 @@ LOSSES = "losses"
 
 
 def _num_present(losses, weights):
-    present = T.where(T.equal(weights, 0.0), T.zeros_like(weights), T.ones_like(weights))
-    present = T.broadcast_to(present, T.shape(losses))
-    return T.reduce_sum(present)
+    present = where(equal(weights, 0.0), zeros_like(weights), ones_like(weights))
+    present = broadcast_to(present, shape(losses))
+    return reduce_sum(present)
 
 
 @tf_export("compat.v1.losses.compute_weighted_loss")
@@ -47,22 +61,22 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=LOSSE
                           reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """``losses * weights`` reduced by ``reduction`` (computed in float32, returned in the losses' dtype)."""
     Reduction.validate(reduction)
-    losses = T.convert_to_tensor(losses)
+    losses = convert_to_tensor(losses)
     input_dtype = losses.dtype
-    losses = T.cast(losses, T.float32)
-    weights = T.cast(T.convert_to_tensor(weights), T.float32)
-    weighted = T.multiply(losses, weights)
+    losses = cast(losses, float32)
+    weights = cast(convert_to_tensor(weights), float32)
+    weighted = multiply(losses, weights)
     if reduction == Reduction.NONE:
         loss = weighted
     else:
-        loss = T.reduce_sum(weighted)
+        loss = reduce_sum(weighted)
         if reduction == Reduction.MEAN:
-            loss = T.math.divide_no_nan(loss, T.reduce_sum(T.ones_like(losses) * weights))
+            loss = divide_no_nan(loss, reduce_sum(ones_like(losses) * weights))
         elif reduction == Reduction.SUM_BY_NONZERO_WEIGHTS:
-            loss = T.math.divide_no_nan(loss, _num_present(losses, weights))
+            loss = divide_no_nan(loss, _num_present(losses, weights))
         elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
-            loss = T.math.divide_no_nan(loss, T.cast(T.size(losses), T.float32))
-    loss = T.cast(loss, input_dtype)
+            loss = divide_no_nan(loss, cast(size(losses), float32))
+    loss = cast(loss, input_dtype)
     add_loss(loss, loss_collection)
     return loss
 
@@ -90,8 +104,8 @@ def get_losses(scope=None, loss_collection=LOSSES):
 
 
 def _prep(labels, predictions, weights):
-    predictions = T.convert_to_tensor(predictions)
-    labels = T.cast(T.convert_to_tensor(labels), predictions.dtype)
+    predictions = convert_to_tensor(predictions)
+    labels = cast(convert_to_tensor(labels), predictions.dtype)
     return labels, predictions, weights
 
 
@@ -100,7 +114,7 @@ def absolute_difference(labels, predictions, weights=1.0, scope=None, loss_colle
                         reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """Weighted ``|predictions - labels|``."""
     labels, predictions, weights = _prep(labels, predictions, weights)
-    return compute_weighted_loss(T.abs(predictions - labels), weights, scope, loss_collection, reduction)
+    return compute_weighted_loss(math_unary.abs(predictions - labels), weights, scope, loss_collection, reduction)
 
 
 @tf_export("compat.v1.losses.mean_squared_error")
@@ -108,7 +122,7 @@ def mean_squared_error(labels, predictions, weights=1.0, scope=None, loss_collec
                        reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """Weighted ``(predictions - labels)^2``."""
     labels, predictions, weights = _prep(labels, predictions, weights)
-    return compute_weighted_loss(T.math.squared_difference(predictions, labels), weights, scope, loss_collection,
+    return compute_weighted_loss(squared_difference(predictions, labels), weights, scope, loss_collection,
                                  reduction)
 
 
@@ -117,9 +131,9 @@ def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None, loss_col
                reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """Quadratic below ``delta``, linear above."""
     labels, predictions, weights = _prep(labels, predictions, weights)
-    abs_error = T.abs(predictions - labels)
-    delta = T.cast(delta, abs_error.dtype)
-    quadratic = T.minimum(abs_error, delta)
+    abs_error = math_unary.abs(predictions - labels)
+    delta = cast(delta, abs_error.dtype)
+    quadratic = minimum(abs_error, delta)
     losses = 0.5 * quadratic * quadratic + delta * (abs_error - quadratic)
     return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
@@ -129,8 +143,8 @@ def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None, loss_co
              reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """Binary log loss of probabilities ``predictions``."""
     labels, predictions, weights = _prep(labels, predictions, weights)
-    losses = (-labels * T.math.log(predictions + epsilon)
-              - (1 - labels) * T.math.log(1 - predictions + epsilon))
+    losses = (-labels * log(predictions + epsilon)
+              - (1 - labels) * log(1 - predictions + epsilon))
     return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
@@ -140,7 +154,7 @@ def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=LOSSES,
     """``relu(1 - (2 * labels - 1) * logits)`` for 0/1 labels."""
     labels, logits, weights = _prep(labels, logits, weights)
     signed = 2 * labels - 1
-    return compute_weighted_loss(T.nn.relu(1 - signed * logits), weights, scope, loss_collection, reduction)
+    return compute_weighted_loss(relu(1 - signed * logits), weights, scope, loss_collection, reduction)
 
 
 @tf_export("compat.v1.losses.cosine_distance")
@@ -154,7 +168,7 @@ def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None, los
     if axis is None:
         raise ValueError("You must specify argument `axis`.")
     labels, predictions, weights = _prep(labels, predictions, weights)
-    losses = 1 - T.reduce_sum(labels * predictions, axis=axis, keepdims=True)
+    losses = 1 - reduce_sum(labels * predictions, axis=axis, keepdims=True)
     return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
@@ -162,11 +176,11 @@ def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None, los
 def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None, loss_collection=LOSSES,
                                  reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """Cross entropy of integer ``labels`` (``[batch]`` or ``[batch, 1]``) against ``logits``."""
-    labels = T.convert_to_tensor(labels)
-    logits = T.convert_to_tensor(logits)
+    labels = convert_to_tensor(labels)
+    logits = convert_to_tensor(logits)
     if labels.shape.rank is not None and logits.shape.rank is not None and labels.shape.rank == logits.shape.rank:
-        labels = T.squeeze(labels, axis=[-1])
-    losses = T.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+        labels = squeeze(labels, axis=[-1])
+    losses = sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
     return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
@@ -174,12 +188,12 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None, loss_c
 def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0, scope=None,
                           loss_collection=LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """Cross entropy of one-hot labels (optionally smoothed) against ``logits``."""
-    logits = T.convert_to_tensor(logits)
-    labels = T.cast(T.convert_to_tensor(onehot_labels), logits.dtype)
+    logits = convert_to_tensor(logits)
+    labels = cast(convert_to_tensor(onehot_labels), logits.dtype)
     if label_smoothing:
-        num_classes = T.cast(T.shape(labels)[-1], logits.dtype)
+        num_classes = cast(shape(labels)[-1], logits.dtype)
         labels = labels * (1 - label_smoothing) + label_smoothing / num_classes
-    losses = T.nn.softmax_cross_entropy_with_logits(T.stop_gradient(labels), logits)
+    losses = softmax_cross_entropy_with_logits(stop_gradient(labels), logits)
     return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
@@ -187,9 +201,9 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
 def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothing=0, scope=None,
                           loss_collection=LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """Sigmoid cross entropy of 0/1 labels (optionally smoothed towards 1/2) against ``logits``."""
-    logits = T.convert_to_tensor(logits)
-    labels = T.cast(T.convert_to_tensor(multi_class_labels), logits.dtype)
+    logits = convert_to_tensor(logits)
+    labels = cast(convert_to_tensor(multi_class_labels), logits.dtype)
     if label_smoothing:
         labels = labels * (1 - label_smoothing) + 0.5 * label_smoothing
-    losses = T.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
+    losses = sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
     return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)

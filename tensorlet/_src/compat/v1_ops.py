@@ -9,8 +9,34 @@ reduction_indices=[1], keep_dims=True)`` runs.  This module imports only core mo
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.framework import context
+from tensorlet._src.framework import device as _device
 from tensorlet._src.framework import dtypes as _dt
+from tensorlet._src.framework import tensor as _tensor
+from tensorlet._src.graph import control_flow
+from tensorlet._src.api_missing import missing
+from tensorlet._src.ops import (
+    array_misc,
+    array_ops,
+    creation,
+    gather_scatter,
+    linalg,
+    math_binary,
+    nn_activations,
+    nn_conv,
+    nn_losses,
+    nn_norm,
+    reduce as _reduce,
+    scan_sort,
+)
+from tensorlet._src.ops.array_misc import stop_gradient
+from tensorlet._src.ops.array_ops import reshape
+from tensorlet._src.ops.math_binary import divide, floordiv
+from tensorlet._src.ops.matmul import matmul
+from tensorlet._src.ops.nn_activations import relu
+from tensorlet._src.ops.nn_norm import bias_add
+from tensorlet._src.ops.nn_pool import avg_pool2d, max_pool2d
+from tensorlet._src.ops.random_gen import categorical, set_seed
 
 
 def _lookup(new_name, new_value, old_name, old_value):
@@ -26,7 +52,7 @@ def _reducer(v2name):
     def reduce(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
         axis = _lookup("axis", axis, "reduction_indices", reduction_indices)
         keepdims = _lookup("keepdims", keepdims, "keep_dims", keep_dims)
-        return getattr(T, v2name)(input_tensor, axis=axis, keepdims=bool(keepdims), name=name)
+        return getattr(_reduce, v2name)(input_tensor, axis=axis, keepdims=bool(keepdims), name=name)
 
     reduce.__name__ = reduce.__qualname__ = v2name
     reduce.__doc__ = (f"TF1 ``tf.compat.v1.{v2name}``: ``tf.{v2name}`` that also takes ``reduction_indices`` and "
@@ -50,29 +76,29 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=_dt.int64, 
     axis = _lookup("axis", axis, "reduction_indices", reduction_indices)
     keepdims = _lookup("keepdims", keepdims, "keep_dims", keep_dims)
     input_tensor = _lookup("input", input, "input_tensor", input_tensor)
-    return T.math.count_nonzero(input_tensor, axis=axis, keepdims=bool(keepdims), dtype=dtype, name=name)
+    return _reduce.count_nonzero(input_tensor, axis=axis, keepdims=bool(keepdims), dtype=dtype, name=name)
 
 
 def argmax(input, axis=None, name=None, dimension=None, output_type=_dt.int64):  # noqa: A002 - TF's name
     """TF1 ``argmax``: ``dimension`` is the old name of ``axis`` (default 0)."""
     axis = _lookup("axis", axis, "dimension", dimension)
-    return T.math.argmax(input, axis=0 if axis is None else axis, output_type=output_type, name=name)
+    return _reduce.argmax(input, axis=0 if axis is None else axis, output_type=output_type, name=name)
 
 
 def argmin(input, axis=None, name=None, dimension=None, output_type=_dt.int64):  # noqa: A002 - TF's name
     """TF1 ``argmin``: ``dimension`` is the old name of ``axis`` (default 0)."""
     axis = _lookup("axis", axis, "dimension", dimension)
-    return T.math.argmin(input, axis=0 if axis is None else axis, output_type=output_type, name=name)
+    return _reduce.argmin(input, axis=0 if axis is None else axis, output_type=output_type, name=name)
 
 
 def arg_max(input, dimension, output_type=_dt.int64, name=None):  # noqa: A002 - TF's name
     """The raw TF1 ``arg_max`` op."""
-    return T.math.argmax(input, axis=dimension, output_type=output_type, name=name)
+    return _reduce.argmax(input, axis=dimension, output_type=output_type, name=name)
 
 
 def arg_min(input, dimension, output_type=_dt.int64, name=None):  # noqa: A002 - TF's name
     """The raw TF1 ``arg_min`` op."""
-    return T.math.argmin(input, axis=dimension, output_type=output_type, name=name)
+    return _reduce.argmin(input, axis=dimension, output_type=output_type, name=name)
 
 
 def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002 - TF's name
@@ -80,7 +106,7 @@ def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002 - TF's nam
     axis = _lookup("axis", axis, "dim", dim)
     if axis is None:
         raise ValueError("Must specify an axis argument to tf.expand_dims()")
-    return T.expand_dims(input, axis, name=name)
+    return array_ops.expand_dims(input, axis, name=name)
 
 
 def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002 - TF's name
@@ -88,7 +114,7 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002 - TF'
     axis = _lookup("axis", axis, "squeeze_dims", squeeze_dims)
     if isinstance(axis, int):
         axis = [axis]
-    return T.squeeze(input, axis, name=name)
+    return array_ops.squeeze(input, axis, name=name)
 
 
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
@@ -99,18 +125,18 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
         got = tuple(np.shape(value))
         if got != tuple(shape):
             raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {got}.")
-    return T.constant(value, dtype=dtype, shape=shape, name=name)
+    return _tensor.constant(value, dtype=dtype, shape=shape, name=name)
 
 
 def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_hint=None):
     """TF1 ``convert_to_tensor`` (``preferred_dtype`` is the old ``dtype_hint``)."""
     dtype_hint = _lookup("dtype_hint", dtype_hint, "preferred_dtype", preferred_dtype)
-    return T.convert_to_tensor(value, dtype=dtype, dtype_hint=dtype_hint, name=name)
+    return _tensor.convert_to_tensor(value, dtype=dtype, dtype_hint=dtype_hint, name=name)
 
 
 def _caster(dtype_name):
     def cast(x, name=None):
-        return T.cast(x, getattr(_dt, dtype_name), name=name)
+        return math_binary.cast(x, getattr(_dt, dtype_name), name=name)
 
     cast.__name__ = cast.__qualname__ = "to_" + {"float32": "float", "float64": "double"}.get(dtype_name, dtype_name)
     cast.__doc__ = f"TF1 ``tf.{cast.__name__}(x)``: ``tf.cast(x, tf.{dtype_name})``."
@@ -128,62 +154,62 @@ to_complex128 = _caster("complex128")
 
 def div(x, y, name=None):
     """TF1 ``div``: Python 2 division -- floor division for integers, true division for floats."""
-    x = T.convert_to_tensor(x)
-    y = T.convert_to_tensor(y, dtype=x.dtype)
+    x = _tensor.convert_to_tensor(x)
+    y = _tensor.convert_to_tensor(y, dtype=x.dtype)
     if x.dtype.is_floating or x.dtype.is_complex:
-        return T.math.divide(x, y, name=name)
-    return T.math.floordiv(x, y, name=name)
+        return divide(x, y, name=name)
+    return floordiv(x, y, name=name)
 
 
 def floor_div(x, y, name=None):
     """TF1 ``floor_div``: ``tf.math.floordiv``."""
-    return T.math.floordiv(x, y, name=name)
+    return floordiv(x, y, name=name)
 
 
 def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
     """TF1 ``gather`` (``name`` before ``axis``)."""
-    return T.gather(params, indices, axis=axis, batch_dims=batch_dims, name=name)
+    return gather_scatter.gather(params, indices, axis=axis, batch_dims=batch_dims, name=name)
 
 
 def shape(input, name=None, out_type=None):  # noqa: A002 - TF's name
     """TF1 ``shape`` (int32 by default)."""
-    return T.shape(input, out_type=_dt.int32 if out_type is None else out_type, name=name)
+    return array_misc.shape(input, out_type=_dt.int32 if out_type is None else out_type, name=name)
 
 
 def size(input, name=None, out_type=_dt.int32):  # noqa: A002 - TF's name
     """TF1 ``size`` (int32 by default)."""
-    return T.size(input, out_type=out_type, name=name)
+    return array_misc.size(input, out_type=out_type, name=name)
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims=None):  # noqa: A002
     """TF1 ``norm`` (``keep_dims``)."""
     keepdims = _lookup("keepdims", keepdims, "keep_dims", keep_dims)
-    return T.norm(tensor, ord=ord, axis=axis, keepdims=keepdims, name=name)
+    return linalg.norm(tensor, ord=ord, axis=axis, keepdims=keepdims, name=name)
 
 
 def zeros_like(tensor, dtype=None, name=None, optimize=True):
     """TF1 ``zeros_like`` (``optimize`` is accepted and ignored)."""
-    return T.zeros_like(tensor, dtype=dtype, name=name)
+    return creation.zeros_like(tensor, dtype=dtype, name=name)
 
 
 def ones_like(tensor, dtype=None, name=None, optimize=True):
     """TF1 ``ones_like`` (``optimize`` is accepted and ignored)."""
-    return T.ones_like(tensor, dtype=dtype, name=name)
+    return creation.ones_like(tensor, dtype=dtype, name=name)
 
 
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
     """TF1 ``pad`` (``name`` before ``constant_values``)."""
-    return T.pad(tensor, paddings, mode=mode, constant_values=constant_values, name=name)
+    return array_ops.pad(tensor, paddings, mode=mode, constant_values=constant_values, name=name)
 
 
 def transpose(a, perm=None, name="transpose", conjugate=False):
     """TF1 ``transpose`` (``name`` before ``conjugate``)."""
-    return T.transpose(a, perm=perm, conjugate=conjugate, name=name)
+    return array_ops.transpose(a, perm=perm, conjugate=conjugate, name=name)
 
 
 def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
     """TF1 ``boolean_mask`` (``name`` before ``axis``)."""
-    return T.boolean_mask(tensor, mask, axis=axis, name=name)
+    return gather_scatter.boolean_mask(tensor, mask, axis=axis, name=name)
 
 
 def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None, seq_dim=None,  # noqa: A002
@@ -191,23 +217,22 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
     """TF1 ``reverse_sequence`` (``seq_dim``/``batch_dim`` are the old names)."""
     seq_axis = _lookup("seq_axis", seq_axis, "seq_dim", seq_dim)
     batch_axis = _lookup("batch_axis", batch_axis, "batch_dim", batch_dim)
-    return T.reverse_sequence(input, seq_lengths, seq_axis=seq_axis, batch_axis=0 if batch_axis is None else batch_axis,
-                              name=name)
+    raise missing("tensorlet", "reverse_sequence")  # tf.reverse_sequence is not implemented yet
 
 
 def where(condition, x=None, y=None, name=None):
     """TF1 ``where``: without ``x``/``y`` the indices of true elements; a 1-D ``condition`` with higher-rank
     ``x``/``y`` picks whole rows (no other broadcasting)."""
     if x is None and y is None:
-        return T.where(condition, name=name)
+        return array_misc.where(condition, name=name)
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
-    condition = T.convert_to_tensor(condition)
-    x = T.convert_to_tensor(x)
-    y = T.convert_to_tensor(y, dtype=x.dtype)
+    condition = _tensor.convert_to_tensor(condition)
+    x = _tensor.convert_to_tensor(x)
+    y = _tensor.convert_to_tensor(y, dtype=x.dtype)
     if condition.shape.rank == 1 and x.shape.rank is not None and x.shape.rank > 1:
-        condition = T.reshape(condition, [-1] + [1] * (x.shape.rank - 1))
-    return T.where(condition, x, y, name=name)
+        condition = reshape(condition, [-1] + [1] * (x.shape.rank - 1))
+    return array_misc.where(condition, x, y, name=name)
 
 
 def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
@@ -218,7 +243,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         raise TypeError("true_fn must not be None.")
     if false_fn is None:
         raise TypeError("false_fn must not be None.")
-    out = T.cond(pred, true_fn, false_fn, name=name)
+    out = control_flow.cond(pred, true_fn, false_fn, name=name)
     if not strict and isinstance(out, (list, tuple)) and len(out) == 1:
         return out[0]
     return out
@@ -228,7 +253,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                swap_memory=False, name=None, maximum_iterations=None, return_same_structure=False):
     """TF1 ``while_loop``: a single loop variable in a list comes back unwrapped unless
     ``return_same_structure``."""
-    out = T.while_loop(cond, body, loop_vars, shape_invariants=shape_invariants,
+    out = control_flow.while_loop(cond, body, loop_vars, shape_invariants=shape_invariants,
                        parallel_iterations=parallel_iterations, maximum_iterations=maximum_iterations, name=name)
     if not return_same_structure and isinstance(out, (list, tuple)) and len(out) == 1:
         return out[0]
@@ -245,7 +270,7 @@ def device(device_name_or_function):
         import contextlib
 
         return contextlib.nullcontext()
-    return T.device(device_name_or_function)
+    return _device.device(device_name_or_function)
 
 
 def name_scope(name, default_name=None, values=None):
@@ -253,17 +278,17 @@ def name_scope(name, default_name=None, values=None):
     name = default_name if name is None else name
     if name is None:
         raise ValueError("At least one of name (None) and default_name (None) must be provided.")
-    return T.name_scope(name)
+    return context.name_scope(name)
 
 
 def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
     """TF1 ``multinomial``: ``tf.random.categorical``."""
-    return T.random.categorical(logits, num_samples, dtype=output_dtype, seed=seed, name=name)
+    return categorical(logits, num_samples, dtype=output_dtype, seed=seed, name=name)
 
 
 def set_random_seed(seed):
     """TF1 ``set_random_seed``: ``tf.random.set_seed``."""
-    T.random.set_seed(seed)
+    set_seed(seed)
 
 
 def assign(ref, value, validate_shape=None, use_locking=None, name=None):
@@ -312,17 +337,17 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         rate = 1 - keep_prob
     elif keep_prob is not None:
         raise ValueError("You cannot provide both keep_prob and rate.")
-    return T.nn.dropout(x, rate, noise_shape=noise_shape, seed=seed, name=name)
+    return nn_norm.dropout(x, rate, noise_shape=noise_shape, seed=seed, name=name)
 
 
 def softmax(logits, axis=None, name=None, dim=None):
     """TF1 ``nn.softmax`` (``dim``)."""
-    return T.nn.softmax(logits, axis=_lookup("axis", axis, "dim", dim), name=name)
+    return nn_activations.softmax(logits, axis=_lookup("axis", axis, "dim", dim), name=name)
 
 
 def log_softmax(logits, axis=None, name=None, dim=None):
     """TF1 ``nn.log_softmax`` (``dim``)."""
-    return T.nn.log_softmax(logits, axis=_lookup("axis", axis, "dim", dim), name=name)
+    return nn_activations.log_softmax(logits, axis=_lookup("axis", axis, "dim", dim), name=name)
 
 
 def _check_named(fn_name, sentinel):
@@ -334,60 +359,61 @@ def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
     """TF1 ``nn.softmax_cross_entropy_with_logits``: no gradient flows into ``labels``."""
     _check_named("softmax_cross_entropy_with_logits", _sentinel)
     axis = _lookup("axis", axis, "dim", dim if dim != -1 else None)
-    return T.nn.softmax_cross_entropy_with_logits(T.stop_gradient(labels), logits, axis=-1 if axis is None else axis,
+    return nn_losses.softmax_cross_entropy_with_logits(stop_gradient(labels), logits, axis=-1 if axis is None else axis,
                                                   name=name)
 
 
 def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, dim=None):
     """TF1 ``nn.softmax_cross_entropy_with_logits_v2`` (gradients flow into labels, as in TF2)."""
     axis = _lookup("axis", axis, "dim", dim)
-    return T.nn.softmax_cross_entropy_with_logits(labels, logits, axis=-1 if axis is None else axis, name=name)
+    return nn_losses.softmax_cross_entropy_with_logits(labels, logits, axis=-1 if axis is None else axis, name=name)
 
 
 def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
     """TF1 ``nn.sparse_softmax_cross_entropy_with_logits`` (named arguments only)."""
     _check_named("sparse_softmax_cross_entropy_with_logits", _sentinel)
-    return T.nn.sparse_softmax_cross_entropy_with_logits(labels, logits, name=name)
+    return nn_losses.sparse_softmax_cross_entropy_with_logits(labels, logits, name=name)
 
 
 def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
     """TF1 ``nn.moments`` (``keep_dims``)."""
     keepdims = _lookup("keepdims", keepdims, "keep_dims", keep_dims)
-    return T.nn.moments(x, axes, shift=shift, keepdims=bool(keepdims), name=name)
+    return nn_norm.moments(x, axes, shift=shift, keepdims=bool(keepdims), name=name)
 
 
 def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True, data_format="NHWC",  # noqa: A002
            dilations=(1, 1, 1, 1), name=None, filters=None):
     """TF1 ``nn.conv2d`` (``filter``, ``use_cudnn_on_gpu``)."""
     filters = _lookup("filters", filters, "filter", filter)
-    return T.nn.conv2d(input, filters, strides, padding, data_format=data_format, dilations=list(dilations), name=name)
+    return nn_conv.conv2d(input, filters, strides, padding, data_format=data_format, dilations=list(dilations),
+                          name=name)
 
 
 def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):  # noqa: A002
     """TF1 ``nn.max_pool`` (``value``)."""
     value = _lookup("input", input, "value", value)
-    return T.nn.max_pool2d(value, ksize, strides, padding, data_format=data_format, name=name)
+    return max_pool2d(value, ksize, strides, padding, data_format=data_format, name=name)
 
 
 def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):  # noqa: A002
     """TF1 ``nn.avg_pool`` (``value``)."""
     value = _lookup("input", input, "value", value)
-    return T.nn.avg_pool2d(value, ksize, strides, padding, data_format=data_format, name=name)
+    return avg_pool2d(value, ksize, strides, padding, data_format=data_format, name=name)
 
 
 def xw_plus_b(x, weights, biases, name=None):
     """``matmul(x, weights) + biases``."""
-    return T.nn.bias_add(T.matmul(x, weights), biases, name=name)
+    return bias_add(matmul(x, weights), biases, name=name)
 
 
 def relu_layer(x, weights, biases, name=None):
     """``relu(matmul(x, weights) + biases)``."""
-    return T.nn.relu(xw_plus_b(x, weights, biases), name=name)
+    return relu(xw_plus_b(x, weights, biases), name=name)
 
 
 def in_top_k(predictions, targets, k, name=None):
     """TF1 ``nn.in_top_k(predictions, targets, k)`` (TF2 swapped the first two)."""
-    return T.math.in_top_k(targets, predictions, k, name=name)
+    return scan_sort.in_top_k(targets, predictions, k, name=name)
 
 
 def executing_eagerly():

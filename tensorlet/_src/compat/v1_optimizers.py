@@ -13,9 +13,19 @@ update ops for ``Session.run``.  The arithmetic follows TF1's kernels (``ApplyAd
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework.context import executing_eagerly, init_scope
 from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.autodiff.tape import GradientTape
+from tensorlet._src.framework.dtypes import float32
+from tensorlet._src.framework.tensor import constant, convert_to_tensor
+from tensorlet._src.framework.variables import Variable
+from tensorlet._src.compat.v1_graph import group
+from tensorlet._src.ops.array_misc import shape
+from tensorlet._src.ops.creation import fill, ones_like, zeros_like
+from tensorlet._src.ops.indexed_slices import IndexedSlices
+from tensorlet._src.ops.math_binary import cast
+from tensorlet._src.ops.math_unary import rsqrt, sqrt, square
+from tensorlet._src.util.nest import flatten
 
 
 def _var_key(var):
@@ -29,7 +39,7 @@ def _op_name(var) -> str:
 
 def _graph_group(ops):
     ops = [o for o in ops if o is not None]
-    return T.group(*ops)
+    return group(*ops)
 
 
 @tf_export("compat.v1.train.Optimizer")
@@ -64,13 +74,13 @@ class Optimizer:
             raise ValueError(f"gate_gradients must be one of: Optimizer.GATE_NONE, Optimizer.GATE_OP, "
                              f"Optimizer.GATE_GRAPH.  Not {gate_gradients}")
         if callable(loss):
-            with T.GradientTape() as tape:
+            with GradientTape() as tape:
                 if var_list is not None:
                     tape.watch(var_list)
                 loss_value = loss()
             if var_list is None:
                 var_list = tape.watched_variables()
-            var_list = T.nest.flatten(var_list)
+            var_list = flatten(var_list)
             if not var_list:
                 raise ValueError("No variables to optimize.")
             grads = tape.gradient(loss_value, var_list, output_gradients=grad_loss)
@@ -82,7 +92,7 @@ class Optimizer:
 
         if var_list is None:
             var_list = compat.v1.trainable_variables()
-        var_list = T.nest.flatten(var_list)
+        var_list = flatten(var_list)
         if not var_list:
             raise ValueError("No variables to optimize.")
         grads = compat.v1.gradients(loss, var_list, grad_ys=grad_loss)
@@ -96,10 +106,10 @@ class Optimizer:
         pairs = []
         for g, v in grads_and_vars:
             if g is not None:
-                if isinstance(g, T.IndexedSlices):
-                    g = T.convert_to_tensor(g)  # TF1's sparse updates equal the dense ones for these kernels
+                if isinstance(g, IndexedSlices):
+                    g = convert_to_tensor(g)  # TF1's sparse updates equal the dense ones for these kernels
                 else:
-                    g = T.convert_to_tensor(g)
+                    g = convert_to_tensor(g)
             pairs.append((g, v))
         var_list = [v for g, v in pairs if g is not None]
         if not var_list:
@@ -112,7 +122,7 @@ class Optimizer:
         updates = [self._apply_dense(g, v) for g, v in pairs if g is not None]
         updates.append(self._finish(updates))
         if global_step is not None:
-            updates.append(global_step.assign_add(T.cast(1, global_step.dtype)))
+            updates.append(global_step.assign_add(cast(1, global_step.dtype)))
         if executing_eagerly():
             return None
         return _graph_group(updates)
@@ -131,7 +141,7 @@ class Optimizer:
 
     # --- slots ----------------------------------------------------------------------------------------------
     def _zeros_slot(self, var, slot_name, op_name):
-        return self._get_or_make_slot(var, T.zeros_like(var.read_value()), slot_name, op_name)
+        return self._get_or_make_slot(var, zeros_like(var.read_value()), slot_name, op_name)
 
     def _get_or_make_slot(self, var, initial, slot_name, op_name):
         slots = self._slots.setdefault(slot_name, {})
@@ -143,7 +153,7 @@ class Optimizer:
             while f"{name}:0" in taken:
                 i += 1
                 name = f"{base}_{i}"
-            slots[key] = T.Variable(initial, trainable=False, name=name)
+            slots[key] = Variable(initial, trainable=False, name=name)
         return slots[key]
 
     def _get_slot(self, var, name):
@@ -158,7 +168,7 @@ class Optimizer:
 
     def _create_non_slot_variable(self, initial_value, name):
         if name not in self._non_slot:
-            self._non_slot[name] = T.Variable(initial_value, trainable=False, name=name)
+            self._non_slot[name] = Variable(initial_value, trainable=False, name=name)
         return self._non_slot[name]
 
     def variables(self):
@@ -194,7 +204,7 @@ class Optimizer:
     def _hyper(self, value, dtype):
         if callable(value):
             value = value()
-        return T.cast(value, dtype)
+        return cast(value, dtype)
 
 
 @tf_export("compat.v1.train.GradientDescentOptimizer")
@@ -231,8 +241,8 @@ class MomentumOptimizer(Optimizer):
         accum_t = accum.read_value() * mom + grad
         a = accum.assign(accum_t)
         if self._use_nesterov:
-            return T.group(a, var.assign_sub(grad * lr + accum_t * mom * lr))
-        return T.group(a, var.assign_sub(accum_t * lr))
+            return group(a, var.assign_sub(grad * lr + accum_t * mom * lr))
+        return group(a, var.assign_sub(accum_t * lr))
 
 
 @tf_export("compat.v1.train.AdamOptimizer")
@@ -248,8 +258,8 @@ class AdamOptimizer(Optimizer):
         self._epsilon = epsilon
 
     def _create_slots(self, var_list):
-        self._create_non_slot_variable(T.constant(self._b(self._beta1), T.float32), "beta1_power")
-        self._create_non_slot_variable(T.constant(self._b(self._beta2), T.float32), "beta2_power")
+        self._create_non_slot_variable(constant(self._b(self._beta1), float32), "beta1_power")
+        self._create_non_slot_variable(constant(self._b(self._beta2), float32), "beta2_power")
         for v in var_list:
             self._zeros_slot(v, "m", self._name)
             self._zeros_slot(v, "v", self._name)
@@ -265,21 +275,21 @@ class AdamOptimizer(Optimizer):
 
     def _apply_dense(self, grad, var):
         dt = var.dtype
-        b1p, b2p = T.cast(self._b1p, dt), T.cast(self._b2p, dt)
+        b1p, b2p = cast(self._b1p, dt), cast(self._b2p, dt)
         lr = self._hyper(self._lr, dt)
         b1, b2, eps = self._hyper(self._beta1, dt), self._hyper(self._beta2, dt), self._hyper(self._epsilon, dt)
-        one = T.cast(1, dt)
-        alpha = lr * T.sqrt(one - b2p) / (one - b1p)
+        one = cast(1, dt)
+        alpha = lr * sqrt(one - b2p) / (one - b1p)
         m, v = self._get_slot(var, "m"), self._get_slot(var, "v")
         m_t = m.read_value()
         m_t = m_t + (grad - m_t) * (one - b1)
         v_t = v.read_value()
-        v_t = v_t + (T.square(grad) - v_t) * (one - b2)
-        return T.group(m.assign(m_t), v.assign(v_t), var.assign_sub((m_t * alpha) / (T.sqrt(v_t) + eps)))
+        v_t = v_t + (square(grad) - v_t) * (one - b2)
+        return group(m.assign(m_t), v.assign(v_t), var.assign_sub((m_t * alpha) / (sqrt(v_t) + eps)))
 
     def _finish(self, update_ops):
-        b1, b2 = self._hyper(self._beta1, T.float32), self._hyper(self._beta2, T.float32)
-        return T.group(self._non_slot["beta1_power"].assign(self._b1p * b1),
+        b1, b2 = self._hyper(self._beta1, float32), self._hyper(self._beta2, float32)
+        return group(self._non_slot["beta1_power"].assign(self._b1p * b1),
                        self._non_slot["beta2_power"].assign(self._b2p * b2))
 
 
@@ -299,7 +309,7 @@ class RMSPropOptimizer(Optimizer):
 
     def _create_slots(self, var_list):
         for v in var_list:
-            self._get_or_make_slot(v, T.ones_like(v.read_value()), "rms", self._name)
+            self._get_or_make_slot(v, ones_like(v.read_value()), "rms", self._name)
             if self._centered:
                 self._zeros_slot(v, "mg", self._name)
             self._zeros_slot(v, "momentum", self._name)
@@ -308,10 +318,10 @@ class RMSPropOptimizer(Optimizer):
         dt = var.dtype
         lr, rho = self._hyper(self._learning_rate, dt), self._hyper(self._decay, dt)
         momentum, eps = self._hyper(self._momentum, dt), self._hyper(self._epsilon, dt)
-        one = T.cast(1, dt)
+        one = cast(1, dt)
         ms, mom = self._get_slot(var, "rms"), self._get_slot(var, "momentum")
         ms_t = ms.read_value()
-        ms_t = ms_t + (T.square(grad) - ms_t) * (one - rho)
+        ms_t = ms_t + (square(grad) - ms_t) * (one - rho)
         ops = [ms.assign(ms_t)]
         denom = ms_t + eps
         if self._centered:
@@ -319,10 +329,10 @@ class RMSPropOptimizer(Optimizer):
             mg_t = mg.read_value()
             mg_t = mg_t + (grad - mg_t) * (one - rho)
             ops.append(mg.assign(mg_t))
-            denom = ms_t - T.square(mg_t) + eps
-        mom_t = mom.read_value() * momentum + (grad * lr) / T.sqrt(denom)
+            denom = ms_t - square(mg_t) + eps
+        mom_t = mom.read_value() * momentum + (grad * lr) / sqrt(denom)
         ops += [mom.assign(mom_t), var.assign_sub(mom_t)]
-        return T.group(*ops)
+        return group(*ops)
 
 
 @tf_export("compat.v1.train.AdagradOptimizer")
@@ -338,14 +348,14 @@ class AdagradOptimizer(Optimizer):
 
     def _create_slots(self, var_list):
         for v in var_list:
-            init = T.fill(T.shape(v.read_value()), T.cast(self._initial, v.dtype))
+            init = fill(shape(v.read_value()), cast(self._initial, v.dtype))
             self._get_or_make_slot(v, init, "accumulator", self._name)
 
     def _apply_dense(self, grad, var):
         lr = self._hyper(self._learning_rate, var.dtype)
         acc = self._get_slot(var, "accumulator")
-        acc_t = acc.read_value() + T.square(grad)
-        return T.group(acc.assign(acc_t), var.assign_sub(grad * lr / T.sqrt(acc_t)))
+        acc_t = acc.read_value() + square(grad)
+        return group(acc.assign(acc_t), var.assign_sub(grad * lr / sqrt(acc_t)))
 
 
 @tf_export("compat.v1.train.AdadeltaOptimizer")
@@ -366,10 +376,10 @@ class AdadeltaOptimizer(Optimizer):
     def _apply_dense(self, grad, var):
         dt = var.dtype
         lr, rho, eps = self._hyper(self._lr, dt), self._hyper(self._rho, dt), self._hyper(self._epsilon, dt)
-        one = T.cast(1, dt)
+        one = cast(1, dt)
         acc, acc_up = self._get_slot(var, "accum"), self._get_slot(var, "accum_update")
-        acc_t = acc.read_value() * rho + T.square(grad) * (one - rho)
+        acc_t = acc.read_value() * rho + square(grad) * (one - rho)
         au = acc_up.read_value()
-        update = T.sqrt(au + eps) * T.math.rsqrt(acc_t + eps) * grad
-        au_t = au * rho + T.square(update) * (one - rho)
-        return T.group(acc.assign(acc_t), acc_up.assign(au_t), var.assign_sub(update * lr))
+        update = sqrt(au + eps) * rsqrt(acc_t + eps) * grad
+        au_t = au * rho + square(update) * (one - rho)
+        return group(acc.assign(acc_t), acc_up.assign(au_t), var.assign_sub(update * lr))

@@ -9,9 +9,11 @@ True
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework.context import executing_eagerly, init_scope
 from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.framework.dtypes import int64
+from tensorlet._src.framework.tensor import constant
+from tensorlet._src.framework.variables import Variable
 
 _EAGER = object()
 _steps = {}  # graph (or _EAGER) -> its global step variable
@@ -50,9 +52,9 @@ def create_global_step(graph=None):
         raise ValueError('"global_step" already exists.')
     if graph is None:
         with init_scope():
-            step = T.Variable(T.constant(0, T.int64), trainable=False, name="global_step")
+            step = Variable(constant(0, int64), trainable=False, name="global_step")
     else:
-        step = T.Variable(T.constant(0, T.int64), trainable=False, name="global_step")
+        step = Variable(constant(0, int64), trainable=False, name="global_step")
     table[key] = step
     return step
 

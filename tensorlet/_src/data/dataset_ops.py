@@ -255,7 +255,7 @@ class DatasetV2:
 
     @staticmethod
     def load(path, element_spec=None, compression=None, reader_func=None, wait=False):
-        """Load a dataset written by ``Dataset.save`` (tensorlet's format: JSON spec + .npz shards)."""
+        """Load a dataset written by ``Dataset.save`` here or in TensorFlow (TF's snapshot format)."""
         from tensorlet._src.data.save_load import load
 
         return load(path, element_spec, compression, reader_func)
@@ -438,7 +438,7 @@ class DatasetV2:
         return get_single_element(self)
 
     def save(self, path, compression=None, shard_func=None, checkpoint_args=None):
-        """Write the dataset to directory ``path`` (JSON spec + .npz shards, no pickle); ``Dataset.load`` reads it."""
+        """Write the dataset to directory ``path`` in TF's snapshot format (TF's ``Dataset.load`` reads it too)."""
         from tensorlet._src.data.save_load import save
 
         save(self, path, compression, shard_func)

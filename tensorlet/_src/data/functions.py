@@ -32,9 +32,9 @@ TRACE = os.environ.get("TENSORLET_DATA_TRACE", "1") == "1"
 def _tf_function():
     if not TRACE:
         return None
-    import tensorlet
+    from tensorlet._src.graph.function import function
 
-    return getattr(tensorlet, "function", None)
+    return function
 
 
 def _dummy_leaf(spec, fill):

@@ -29,6 +29,7 @@ import numpy as np
 from tensorlet._src.data import structure as S
 from tensorlet._src.data.structure import Optional, TensorSpec, TypeSpec
 from tensorlet._src.framework import errors
+from tensorlet._src.framework.context import ctx
 from tensorlet._src.framework.tensor import EagerTensor
 from tensorlet._src.ops.registry import tf_export
 
@@ -146,7 +147,32 @@ class OwnedIterator(Iterator):
         return S.dpack(self._spec, [wrap_leaf(v) for v in leaves])
 
     def __next__(self):
+        if ctx.interp is not None and hasattr(ctx.interp, "read_variable"):
+            return self._traced_next()
         return self._pack(self._next_leaves())
+
+    def _traced_next(self):
+        """``next(it)`` inside ``tf.function``: the element is fetched each time the graph runs (a host
+        callback), as TF's IteratorGetNext, not once while tracing."""
+        from tensorlet._src.graph.py_func import numpy_function
+        from tensorlet._src.util import nest
+
+        flat_spec = self._dataset._flat_spec()
+        if not self._all_tensors:
+            raise errors.UnimplementedError(None, None, "next(iterator) inside tf.function supports datasets of "
+                                                        f"dense tensors; this one yields {self._spec}")
+
+        def fetch():
+            try:
+                return [np.asarray(v) for v in self._next_leaves()]
+            except StopIteration:
+                raise errors.OutOfRangeError(None, None, "End of sequence") from None
+
+        flat = numpy_function(fetch, [], [sp.dtype for sp in flat_spec])
+        flat = list(flat) if isinstance(flat, (list, tuple)) else [flat]
+        for t, sp in zip(flat, flat_spec):
+            t.set_shape(sp.shape)
+        return flat[0] if self._single else nest.pack_sequence_as(self._spec, flat)
 
     def next(self):
         return self.__next__()

@@ -22,7 +22,9 @@ from tensorlet._src.data.dataset_ops import INFINITE, DatasetV2, static_int
 from tensorlet._src.data.structure import TensorSpec
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
-from tensorlet._src.framework.tensor import Tensor
+from tensorlet._src.framework.tensor import constant, convert_to_tensor, Tensor
+from tensorlet._src.ops.array_ops import expand_dims
+from tensorlet._src.ops.math_unary import log
 
 __all__ = ["SeedGenerator", "WordStream", "ShuffleDataset", "RandomDataset", "sample_from_datasets", "data_seeds"]
 
@@ -276,7 +278,6 @@ def tf_multinomial_row(logits, seed) -> int:
 def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
                          rerandomize_each_iteration=None):
     """TF's construction: a selector ``random(seed).batch(2).map(stateless_multinomial(log(weights)))``."""
-    from tensorlet._src.autodiff import lazy as T
     from tensorlet._src.data.transformations import DirectedInterleaveDataset, MapDataset, ZipDataset
 
     datasets = list(datasets)
@@ -284,7 +285,7 @@ def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_datase
         raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
     if not isinstance(weights, DatasetV2):
         if weights is None:
-            logits = T.constant([[1.0] * len(datasets)])
+            logits = constant([[1.0] * len(datasets)])
         else:
             if isinstance(weights, Tensor):
                 if not weights.shape.is_compatible_with([len(datasets)]):
@@ -297,11 +298,11 @@ def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_datase
                 pairs = [(d, w) for d, w in zip(datasets, weights) if w > 0]
                 datasets, weights = ([d for d, _ in pairs], [w for _, w in pairs]) if pairs else \
                     ([datasets[0].take(0)], [1.0])
-            weights = T.convert_to_tensor(weights)
+            weights = convert_to_tensor(weights)
             if weights.dtype not in (_dt.float32, _dt.float64):
                 raise TypeError(f"Invalid `weights`. `weights` type must be either `tf.float32` or `tf.float64` "
                                 f"but is {weights.dtype}.")
-            logits = T.expand_dims(T.math.log(weights), 0)
+            logits = expand_dims(log(weights), 0)
         if len(datasets) == 1:
             return datasets[0]
 
@@ -312,7 +313,7 @@ def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_datase
 
         selector = MapDataset(RandomDataset(seed, rerandomize_each_iteration).batch(2), select)
     else:
-        logits_ds = weights.map(lambda *p: T.math.log(p))
+        logits_ds = weights.map(lambda *p: log(p))
 
         def select_varying(lg, s):
             return np.int64(tf_multinomial_row(np.reshape(lg.numpy(), (-1,)), s.numpy()))

@@ -21,6 +21,7 @@ from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import Tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.ops.math_binary import cast
 
 __all__ = ["TensorSliceDataset", "TensorDataset", "RangeDataset", "EmptyDataset", "from_generator", "list_files",
            "counter", "from_list"]
@@ -324,11 +325,9 @@ def list_files(file_pattern, shuffle=None, seed=None, name=None):
 
 
 def counter(start=0, step=1, dtype=_dt.int64, name=None):
-    from tensorlet._src.autodiff import lazy as T
-
     dtype = _dt.as_dtype(dtype)
-    start_t = T.cast(start, dtype)
-    step_t = T.cast(step, dtype)
+    start_t = cast(start, dtype)
+    step_t = cast(step, dtype)
     return TensorDataset(0).repeat(None).scan(start_t, lambda state, _: (state + step_t, state))
 
 

@@ -66,11 +66,46 @@ def get_current_name_scope() -> str:
     return "/".join(s for s in ctx.name_scope if s)
 
 
-def get_logger():
-    """The logger tensorlet writes its notices to (``tf.get_logger().setLevel("ERROR")`` works as in TF)."""
-    import logging
+_LOGGER = []
 
-    return logging.getLogger("tensorlet")
+
+class _RuntimeLevelFilter:
+    """``TF_CPP_MIN_LOG_LEVEL`` (1 hides INFO, 2 also WARNING, 3 also ERROR) for tensorlet's own runtime notices
+    -- the ones TF writes from C++; what user code logs through ``tf.get_logger()`` is not filtered."""
+
+    def __init__(self, min_level: int):
+        import logging
+
+        self.below = {0: logging.DEBUG, 1: logging.WARNING, 2: logging.ERROR, 3: logging.CRITICAL}.get(
+            min_level, logging.CRITICAL)
+
+    def filter(self, record) -> bool:
+        import os
+
+        pkg = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # .../tensorlet
+        return not record.pathname.startswith(pkg + os.sep) or record.levelno >= self.below
+
+
+def get_logger():
+    """TF's logger: the ``tensorflow`` Python logger (``tf.get_logger().setLevel("ERROR")`` silences tensorlet's
+    notices, retracing warnings included).  Configured as TF does: a stderr handler with logging's basic format
+    unless the root logger already has handlers; ``TF_CPP_MIN_LOG_LEVEL`` filters tensorlet's runtime notices."""
+    if _LOGGER:
+        return _LOGGER[0]
+    import logging
+    import os
+    import sys
+
+    logger = logging.getLogger("tensorflow")
+    if not logging.getLogger().handlers and not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter(logging.BASIC_FORMAT, None))
+        logger.addHandler(handler)
+    level = os.environ.get("TF_CPP_MIN_LOG_LEVEL", "0")
+    if level.strip().isdigit() and int(level) > 0:
+        logger.addFilter(_RuntimeLevelFilter(int(level)))
+    _LOGGER.append(logger)
+    return logger
 
 
 @contextlib.contextmanager

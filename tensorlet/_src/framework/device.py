@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import os
 import re
 from typing import NamedTuple
 
@@ -83,9 +84,72 @@ def list_physical_devices(device_type=None):
     return out
 
 
+class LogicalDeviceConfiguration(NamedTuple):
+    """``tf.config.LogicalDeviceConfiguration``: one logical device carved out of a physical one."""
+
+    memory_limit: int | None = None
+    experimental_priority: int | None = None
+    experimental_device_ordinal: int | None = None
+
+
+# Logical devices per physical device, set before the device runtime (jax) starts.  The CPU may be split into
+# several logical devices, as in TF, so that multi-replica strategies run on a CPU-only machine; the environment
+# variable TENSORLET_NUM_CPU_DEVICES sets the same before the program starts.
+_logical_config: dict[str, list] = {}
+_runtime_started = [False]
+
+
+def mark_runtime_started() -> None:
+    """Called by the device runtime when it initialises: from then on logical devices are fixed (as in TF)."""
+    _runtime_started[0] = True
+
+
+def num_cpu_devices() -> int:
+    """How many logical CPU devices the runtime is to create."""
+    conf = _logical_config.get("/physical_device:CPU:0")
+    if conf is not None:
+        return len(conf)
+    env = os.environ.get("TENSORLET_NUM_CPU_DEVICES", "")
+    return int(env) if env.strip().isdigit() and int(env) > 0 else 1
+
+
+def set_logical_device_configuration(device, logical_devices):
+    """Split a physical device into logical devices (``tf.config.set_logical_device_configuration``).
+
+    Must run before the runtime is initialised, as in TF; on the CPU each entry is one more CPU device (jax's
+    ``jax_num_cpu_devices``); memory limits are accepted and not enforced on the host.
+    """
+    name = device.name if isinstance(device, PhysicalDevice) else str(device)
+    if not logical_devices:
+        _logical_config.pop(name, None)
+        return
+    conf = list(logical_devices)
+    for c in conf:
+        if not isinstance(c, LogicalDeviceConfiguration):
+            raise ValueError(f"logical_devices must be a list of tf.config.LogicalDeviceConfiguration, got {c!r}")
+    if _runtime_started[0] and _logical_config.get(name, [None]) != conf:
+        if name.endswith("CPU:0") and len(conf) == num_cpu_devices():
+            _logical_config[name] = conf
+            return
+        raise RuntimeError("Virtual devices cannot be modified after being initialized")
+    _logical_config[name] = conf
+
+
+def get_logical_device_configuration(device):
+    name = device.name if isinstance(device, PhysicalDevice) else str(device)
+    conf = _logical_config.get(name)
+    return list(conf) if conf is not None else None
+
+
 def list_logical_devices(device_type=None):
-    return [LogicalDevice(d.name.replace("/physical_device:", "/device:"), d.device_type)
-            for d in list_physical_devices(device_type)]
+    out = []
+    for d in list_physical_devices(device_type):
+        base = d.name.replace("/physical_device:", "/device:")
+        if d.device_type == "CPU":
+            out += [LogicalDevice(f"/device:CPU:{i}", "CPU") for i in range(num_cpu_devices())]
+        else:
+            out.append(LogicalDevice(base, d.device_type))
+    return out
 
 
 def get_visible_devices(device_type=None):
@@ -95,6 +159,41 @@ def get_visible_devices(device_type=None):
 def set_visible_devices(devices, device_type=None):
     """Accepted for compatibility; host execution ignores device visibility."""
     return None
+
+
+_memory_growth: dict[str, bool] = {}
+
+
+def set_memory_growth(device, enable):
+    """GPU memory allocated as needed instead of up front (jax: ``XLA_PYTHON_CLIENT_PREALLOCATE=false``);
+    must be set before the runtime starts, as in TF."""
+    if getattr(device, "device_type", None) != "GPU":
+        raise ValueError("Cannot set memory growth on non-GPU and non-Pluggable devices")
+    if _runtime_started[0]:
+        raise RuntimeError("Physical devices cannot be modified after being initialized")
+    _memory_growth[device.name] = bool(enable)
+    if any(_memory_growth.values()):
+        os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
+
+
+def get_memory_growth(device):
+    if device.name not in _memory_growth and getattr(device, "device_type", None) != "GPU":
+        raise KeyError(device)
+    return _memory_growth.get(device.name, False)
+
+
+def get_memory_info(device):
+    """``{"current": bytes, "peak": bytes}`` of an accelerator (jax's memory stats); the host CPU has none."""
+    name = device if isinstance(device, str) else device.name
+    kind, _, idx = name.rpartition(":")
+    kind = kind.rsplit(":", 1)[-1].rsplit("/", 1)[-1].upper()
+    devices = _accelerators(kind) if kind in ("GPU", "TPU") else []
+    if kind == "CPU":
+        raise ValueError(f"Allocator stats not available for device '{name}'")
+    if not idx.isdigit() or int(idx) >= len(devices):
+        raise ValueError(f"No matching devices found for '{name}'")
+    stats = devices[int(idx)].memory_stats() or {}
+    return {"current": int(stats.get("bytes_in_use", 0)), "peak": int(stats.get("peak_bytes_in_use", 0))}
 
 
 _soft_placement = [True]

@@ -8,11 +8,15 @@ the hot-path mapping used by tensors (a single dict lookup).
 from __future__ import annotations
 
 import builtins
+import sys
 
-import ml_dtypes
 import numpy as np
 
 __all__ = ["DType", "as_dtype"]
+
+# ml_dtypes (bfloat16) takes ~1-2 s to import (its extension module), so it loads only when first needed:
+# ``bfloat16._np`` resolves it on first use, and an array can only be bfloat16 once the user (or jax) imported
+# it.  Kernels test for bfloat16 with the helpers below, which never import it.
 
 
 class DType:
@@ -55,9 +59,15 @@ class DType:
             return 1
         return np.dtype(self._np).itemsize
 
+    def __getattr__(self, name):
+        # only reached for an unset slot: bfloat16's NumPy dtype, resolved (and registered) on first use
+        if name == "_np" and self._name == "bfloat16":
+            return _resolve_bfloat16()
+        raise AttributeError(f"'DType' object has no attribute {name!r}")
+
     def _info(self):
         if self._kind == "f":
-            return ml_dtypes.finfo(self._np)
+            return finfo(self._np)
         if self._kind in "iu":
             return np.iinfo(self._np)
         raise TypeError(f"Cannot find minimum/maximum value for {self._name}.")
@@ -110,7 +120,8 @@ class DType:
 _OBJ = np.dtype(object)
 
 float16 = DType("float16", np.dtype(np.float16), 19, "f")
-bfloat16 = DType("bfloat16", np.dtype(ml_dtypes.bfloat16), 14, "f")
+bfloat16 = DType.__new__(DType)  # its NumPy dtype (slot _np) is set by _resolve_bfloat16
+bfloat16._name, bfloat16._enum, bfloat16._kind = "bfloat16", 14, "f"
 float32 = DType("float32", np.dtype(np.float32), 1, "f")
 float64 = DType("float64", np.dtype(np.float64), 2, "f")
 int8 = DType("int8", np.dtype(np.int8), 6, "i")
@@ -135,7 +146,17 @@ ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, ui
        uint32, uint64, bool, complex64, complex128, string, resource, variant)
 
 # numpy dtype -> DType (the hot path: Tensor.dtype is one lookup here)
-_FROM_NP: dict = {d._np: d for d in ALL if d._kind != "r"}
+class _FromNumpy(dict):
+    """The table; a miss on a bfloat16 NumPy dtype (made before we resolved ours) registers it."""
+
+    def __missing__(self, key):
+        if is_bfloat16_np(key):
+            _resolve_bfloat16()
+            return bfloat16
+        raise KeyError(key)
+
+
+_FROM_NP: dict = _FromNumpy({d._np: d for d in ALL if d._kind != "r" and d is not bfloat16})
 _FROM_NP[_OBJ] = string
 for _c in ("S", "U"):
     _FROM_NP[np.dtype(_c)] = string
@@ -172,6 +193,9 @@ def from_numpy(np_dtype) -> DType:
         r = _FROM_NP.get(d)
         if r is not None:
             return r
+        if d.name == "bfloat16" and d.kind == "V":
+            _resolve_bfloat16()
+            return bfloat16
     raise TypeError(f"Cannot convert the argument `type_value`: {np_dtype!r} to a TensorFlow DType.")
 
 
@@ -196,6 +220,47 @@ def as_dtype(type_value) -> DType:
         if isinstance(type_value, np.dtype) or (isinstance(type_value, type) and issubclass(type_value, np.generic)):
             return from_numpy(type_value)
     raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType.")
+
+
+def _resolve_bfloat16():
+    import ml_dtypes  # noqa: PLC0415 - deliberately lazy (see the module docstring)
+
+    d = np.dtype(ml_dtypes.bfloat16)
+    bfloat16._np = d
+    _FROM_NP[d] = bfloat16
+    return d
+
+
+def bfloat16_loaded() -> builtins.bool:
+    """Whether ml_dtypes was imported (no array can be bfloat16 before that)."""
+    return "ml_dtypes" in sys.modules
+
+
+def is_bfloat16_np(d) -> builtins.bool:
+    """Whether NumPy dtype ``d`` is bfloat16, without importing ml_dtypes."""
+    return (d.name if isinstance(d, np.dtype) else getattr(d, "__name__", None)) == "bfloat16"
+
+
+def is_float_np(d) -> builtins.bool:
+    """A floating NumPy dtype, bfloat16 included (whose NumPy kind is 'V')."""
+    d = np.dtype(d)
+    return d.kind == "f" or is_bfloat16_np(d)
+
+
+def is_low_float_np(d) -> builtins.bool:
+    """float16 or bfloat16: kernels accumulate these in float32."""
+    d = np.dtype(d)
+    return d == np.float16 or is_bfloat16_np(d)
+
+
+def finfo(d):
+    """``np.finfo`` that also knows bfloat16 (through ml_dtypes, already loaded if an array is bfloat16)."""
+    d = np.dtype(d)
+    if is_bfloat16_np(d):
+        import ml_dtypes  # noqa: PLC0415 - lazy, see the module docstring
+
+        return ml_dtypes.finfo(d)
+    return np.finfo(d)
 
 
 def result_type_of_truediv(d: DType) -> DType:

@@ -65,38 +65,44 @@ class Module:
 
     # --- walking ------------------------------------------------------------------
     def _flatten(self, predicate, recursive=True, with_path=False):
-        seen = set()
+        """TF's order: a module's own leaves first (attributes sorted by name, containers flattened as tf.nest
+        does), then each submodule found among them, recursively; a leaf reachable twice is yielded once."""
+        seen = {id(self)}
         out = []
+        stack_ids = []
 
-        def walk(obj, path, depth):
-            if isinstance(obj, Module):
-                if id(obj) in seen:
-                    return
-                seen.add(id(obj))
-                if depth > 0:
-                    if predicate(obj):
-                        out.append((path, obj))
-                    if not recursive:
-                        return
-                for key in sorted(vars(obj)):
-                    if key in obj._TF_MODULE_IGNORED_PROPERTIES or key.startswith("__"):
-                        continue
-                    walk(vars(obj)[key], path + (key,), depth + 1)
+        def leaves_of(obj, path):
+            if isinstance(obj, dict):
+                for k in sorted(obj, key=str):
+                    yield from leaves_of(obj[k], path + (k,))
             elif isinstance(obj, (list, tuple)):
                 for i, v in enumerate(obj):
-                    walk(v, path + (i,), depth)
-            elif isinstance(obj, dict):
-                for k in sorted(obj, key=str):
-                    walk(obj[k], path + (k,), depth)
+                    yield from leaves_of(v, path + (i,))
             else:
-                key = id(obj)
-                if key in seen:
-                    return
-                if predicate(obj):
-                    seen.add(key)
-                    out.append((path, obj))
+                yield path, obj
 
-        walk(self, (), 0)
+        def walk(module, module_path, rec):
+            if id(module) in stack_ids:
+                rec = False
+            subs = []
+            for key in sorted(vars(module)):
+                if key in module._TF_MODULE_IGNORED_PROPERTIES or key.startswith("__"):
+                    continue
+                for leaf_path, leaf in leaves_of(vars(module)[key], (key,)):
+                    if not with_path:
+                        if id(leaf) in seen:
+                            continue
+                        seen.add(id(leaf))
+                    if predicate(leaf):
+                        out.append((module_path + leaf_path, leaf))
+                    if rec and isinstance(leaf, Module):
+                        subs.append((module_path + leaf_path, leaf))
+            stack_ids.append(id(module))
+            for sub_path, sub in subs:
+                walk(sub, sub_path, rec)
+            stack_ids.pop()
+
+        walk(self, (), recursive)
         return out if with_path else [o for _, o in out]
 
     def _flatten_no_self(self, predicate, recursive=True):

@@ -257,6 +257,8 @@ def _from_python(value) -> np.ndarray:
             return _strings(value)
         except ValueError:
             raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
+        except TypeError:  # ['a', 1]: TF refuses mixed types
+            raise ValueError("Can't convert Python sequence with mixed types to Tensor.") from None
     try:
         a = np.array(value)
     except ValueError:
@@ -267,6 +269,8 @@ def _from_python(value) -> np.ndarray:
             return _strings(value)
         raise ValueError("Can't convert non-rectangular Python sequence to Tensor.")
     if k in "US":
+        if not isinstance(leaf, (np.ndarray, np.generic)):  # [1, 'a']: NumPy makes it all strings, TF refuses
+            raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
         return _strings(a)
     if isinstance(leaf, (np.ndarray, np.generic, Tensor)):
         return a
@@ -391,13 +395,15 @@ def _has_symbolic(value) -> bool:
                or hasattr(x, "__tf_tensor__") and not isinstance(x, type) for x in _leaves(value))
 
 
-def _auto_pack(value, dtype):
-    from tensorlet._src.ops.array_ops import stack
+# Set by the ops layer (array_ops): stack_hook(list of tensors) -> tensor (TF packs lists holding graph tensors).
+stack_hook = None
 
+
+def _auto_pack(value, dtype):
     items = [_auto_pack(x, dtype) if isinstance(x, (list, tuple)) else x for x in value]
     first = next((x for x in items if isinstance(x, Tensor) or hasattr(x, "__tf_tensor__")), None)
     d = dtype if dtype is not None else getattr(first, "dtype", None)
-    return stack([convert_to_tensor(x, dtype_hint=d) for x in items])
+    return stack_hook([convert_to_tensor(x, dtype_hint=d) for x in items])
 
 
 def _leaves(value):

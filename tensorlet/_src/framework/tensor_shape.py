@@ -59,6 +59,23 @@ class TensorShape:
 
     __slots__ = ("_dims",)
 
+    def __tf_tensor__(self, dtype=None, name=None):
+        """``tf.convert_to_tensor(shape)`` (``tf.reduce_prod(kernel.shape)``): int32, int64 if a dim needs it."""
+        import numpy as np
+
+        from tensorlet._src.framework import dtypes as _dt
+        from tensorlet._src.framework.tensor import _wrap
+
+        if self._dims is None or any(d is None for d in self._dims):
+            raise ValueError(f"Cannot convert a partially known TensorShape {self} to a Tensor.")
+        if dtype is not None and _dt.as_dtype(dtype) not in (_dt.int32, _dt.int64):
+            raise TypeError(f"Cannot convert TensorShape {self} to dtype {_dt.as_dtype(dtype)!r}. Allowed dtypes are "
+                            "tf.int32 and tf.int64.")
+        big = any(d > 2147483647 for d in self._dims)
+        np_dtype = (_dt.as_dtype(dtype).as_numpy_dtype if dtype is not None else
+                    (np.int64 if big else np.int32))
+        return _wrap(np.asarray(self._dims, np_dtype).reshape(len(self._dims)))
+
     def __init__(self, dims=None):
         if dims is None:
             self._dims = None

@@ -21,6 +21,11 @@ read_hook = None
 # Set by tf.function: called as creation_hook(variable) for each new variable (variables may be created only
 # while a function traces for the first time).
 creation_hook = None
+# Set by the ops layer (math_binary): cast_hook(tensor, dtype) -> tensor, for ``Variable(t, dtype=...)``.
+cast_hook = None
+# Set by the graph package (tracing): graph_value_hook(graph_tensor) -> np.ndarray, the value of a traced initial
+# value that depends only on constants and variables (variables created inside tf.function).
+graph_value_hook = None
 
 
 def _wrap_array(a):
@@ -72,9 +77,7 @@ class Variable:
         if dtype is not None:
             dtype = _dt.as_dtype(dtype)
             if isinstance(initial_value, Tensor) and initial_value.dtype is not dtype:
-                from tensorlet._src.ops.math_binary import cast
-
-                initial_value = cast(initial_value, dtype)
+                initial_value = cast_hook(initial_value, dtype)
         value = convert_to_tensor(initial_value, dtype=dtype)
         if constraint is not None and not callable(constraint):
             raise ValueError(f"Argument `constraint` must be None or a callable. Received: {constraint!r}")
@@ -87,9 +90,7 @@ class Variable:
                              "non-trainable variables. You have specified trainable=True and "
                              "synchronization=VariableSynchronization.ON_READ.")
         if value.__class__ is not EagerTensor:  # a graph value (a variable created inside tf.function)
-            from tensorlet._src.graph.tracing import eager_value_of
-
-            value = _wrap_array(eager_value_of(value))
+            value = _wrap_array(graph_value_hook(value))
         self._v = np.array(value._v)  # own copy
         self._shape = TensorShape(shape) if shape is not None else (
             TensorShape(None) if not validate_shape else TensorShape._from_tuple(self._v.shape))
@@ -117,7 +118,8 @@ class Variable:
     def _v(self):
         d = self._dev
         if d is not None:
-            self._host = np.asarray(d)
+            # a value replicated over several processes' devices (multi-worker): this process's copy
+            self._host = np.asarray(d if getattr(d, "is_fully_addressable", True) else d.addressable_data(0))
             self._dev = None
         return self._host
 
@@ -256,9 +258,3 @@ class Variable:
                      aggregation=self._aggregation)
         memo[id(self)] = v
         return v
-
-
-def _install_operators():
-    from tensorlet._src.ops import operators
-
-    operators.install(Variable)

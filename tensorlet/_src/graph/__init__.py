@@ -6,4 +6,4 @@ from tensorlet._src.graph import function as _function
 
 _variables.creation_hook = _function.on_variable_created
 from tensorlet._src.graph import py_func  # noqa: F401, E402
-from tensorlet._src.graph import v1  # noqa: F401, E402
+from tensorlet._src.graph import autograph_api  # noqa: F401, E402  (tf.autograph.*)

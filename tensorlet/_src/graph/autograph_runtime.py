@@ -15,6 +15,10 @@ import numpy as np
 from tensorlet._src.framework.tensor import Tensor, convert_to_tensor
 from tensorlet._src.framework.variables import Variable
 from tensorlet._src.graph.ir import GraphTensor
+from tensorlet._src.ops.array_misc import shape
+from tensorlet._src.ops.array_ops import reshape
+from tensorlet._src.ops.gather_scatter import gather
+from tensorlet._src.ops.math_binary import logical_and, logical_not, logical_or
 
 
 class _Undefined:
@@ -197,7 +201,6 @@ def _tracing() -> bool:
 def _dataset_for(ds, body_fn, vals, names, brk):
     """``for x in dataset`` inside tf.function: the dataset is iterated when the graph runs (a fresh iterator
     per run, elements fetched by Python callbacks), not unrolled at trace time."""
-    from tensorlet._src.autodiff import lazy as T
     from tensorlet._src.graph.py_func import numpy_function
     from tensorlet._src.util import nest
 
@@ -221,9 +224,9 @@ def _dataset_for(ds, body_fn, vals, names, brk):
     started = numpy_function(start, [], _bool_dtype())
 
     def cond_fn(flag, *vs):
-        c = T.reshape(numpy_function(lambda _: has_next(), [flag], _bool_dtype()), [])
+        c = reshape(numpy_function(lambda _: has_next(), [flag], _bool_dtype()), [])
         if brk is not None:
-            c = T.logical_and(c, T.logical_not(convert_to_tensor(vs[brk])))
+            c = logical_and(c, logical_not(convert_to_tensor(vs[brk])))
         return c
 
     def body(flag, *vs):
@@ -235,7 +238,7 @@ def _dataset_for(ds, body_fn, vals, names, brk):
         out = body_fn(item, *vs)
         return (flag,) + tuple(out)
 
-    res = _graph_loop(cond_fn, body, (T.reshape(started, []),) + tuple(vals), ("<started>",) + tuple(names))
+    res = _graph_loop(cond_fn, body, (reshape(started, []),) + tuple(vals), ("<started>",) + tuple(names))
     return tuple(res[1:])
 
 
@@ -258,8 +261,6 @@ def _graph_for_rest(iterable, item, body_fn, vals, names, brk):
 
 
 def _graph_for(t, body_fn, vals, names, brk):
-    from tensorlet._src.autodiff import lazy as T
-
     node = t.node
     if node.op.name == "DynamicRange":
         start, limit, delta = node.inputs
@@ -278,10 +279,10 @@ def _graph_for(t, body_fn, vals, names, brk):
         if t.shape.rank == 0:
             raise TypeError("Cannot iterate over a scalar tensor.")
         n_static = t.shape[0]
-        n = n_static if n_static is not None else T.shape(t)[0]
+        n = n_static if n_static is not None else shape(t)[0]
 
         def get_item(i):
-            return T.gather(t, i)
+            return gather(t, i)
         first = convert_to_tensor(0)
 
         def more(i):
@@ -293,7 +294,7 @@ def _graph_for(t, body_fn, vals, names, brk):
     def cond_fn(i, *vs):
         c = more(i)
         if brk is not None:
-            c = T.logical_and(c, T.logical_not(convert_to_tensor(vs[brk])))
+            c = logical_and(c, logical_not(convert_to_tensor(vs[brk])))
         return c
 
     def body(i, *vs):
@@ -307,12 +308,10 @@ def _graph_for(t, body_fn, vals, names, brk):
 # --- expressions -------------------------------------------------------------------------------------------
 
 def and_(*operands):
-    from tensorlet._src.autodiff import lazy as T
-
     value = operands[0]()
     for nxt in operands[1:]:
         if _symbolic(value):
-            value = T.logical_and(value, nxt())
+            value = logical_and(value, nxt())
         elif not _truthy(value):
             return value
         else:
@@ -321,12 +320,10 @@ def and_(*operands):
 
 
 def or_(*operands):
-    from tensorlet._src.autodiff import lazy as T
-
     value = operands[0]()
     for nxt in operands[1:]:
         if _symbolic(value):
-            value = T.logical_or(value, nxt())
+            value = logical_or(value, nxt())
         elif _truthy(value):
             return value
         else:
@@ -336,9 +333,7 @@ def or_(*operands):
 
 def not_(x):
     if _symbolic(x):
-        from tensorlet._src.autodiff import lazy as T
-
-        return T.logical_not(x)
+        return logical_not(x)
     return not _truthy(x)
 
 
@@ -368,9 +363,7 @@ def len_(x):
     if isinstance(x, Tensor) and not hasattr(x, "_v"):
         if x.shape.rank is not None and x.shape.rank > 0 and x.shape[0] is not None:
             return x.shape[0]
-        from tensorlet._src.autodiff import lazy as T
-
-        return T.shape(x)[0]
+        return shape(x)[0]
     return builtins.len(x)
 
 

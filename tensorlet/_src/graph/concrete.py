@@ -16,10 +16,9 @@ from tensorlet._src.graph.executor import Plan
 from tensorlet._src.graph.ir import CONST, PLACEHOLDER, READ_VAR, Graph, GraphTensor
 from tensorlet._src.ops import registry
 from tensorlet._src.util import nest
+from tensorlet._src.ops.creation import zeros_like
 
 _noticed = set()
-_HEAVY = frozenset(("Conv2D", "Conv3D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "DepthwiseConv2dNative",
-                    "While", "If", "BatchMatMulV2", "MaxPool", "AvgPool"))
 
 
 class _Leaf:
@@ -29,6 +28,23 @@ class _Leaf:
 
     def __init__(self, i):
         self.i = i
+
+
+class _CompositeLeaf:
+    """Marks a composite result (RaggedTensor, ...): its spec and the _Leafs of its component outputs."""
+
+    __slots__ = ("spec", "leaves")
+
+    def __init__(self, spec, leaves):
+        self.spec, self.leaves = spec, leaves
+
+
+def _fill(x, outs):
+    if isinstance(x, _Leaf):
+        return outs[x.i]
+    if isinstance(x, _CompositeLeaf):
+        return x.spec._from_components([outs[leaf.i] for leaf in x.leaves])
+    return x
 
 
 class ConcreteFunction:
@@ -56,6 +72,15 @@ class ConcreteFunction:
         for x in flat:
             if isinstance(x, Variable):
                 x = x.value()
+            comp = nest._components(x)
+            if comp is not None:  # a RaggedTensor (or other composite) result: its components are outputs
+                spec, parts = comp
+                leaves = []
+                for p in parts:
+                    leaves.append(_Leaf(len(outputs)))
+                    outputs.append(tracer.capture(p if isinstance(p, Tensor) else convert_to_tensor(p)))
+                template_leaves.append(_CompositeLeaf(spec, leaves))
+                continue
             if x is None or not (isinstance(x, Tensor) or isinstance(x, (int, float, bool, complex))
                                  or hasattr(x, "__array__")):
                 template_leaves.append(x)
@@ -65,8 +90,7 @@ class ConcreteFunction:
             outputs.append(t)
         graph.outputs = outputs
         template = nest.pack_sequence_as(out, template_leaves) if flat else out
-        structured_out = nest.pack_sequence_as(out, [outputs[x.i] if isinstance(x, _Leaf) else x
-                                                     for x in template_leaves]) if flat else out
+        structured_out = nest.pack_sequence_as(out, [_fill(x, outputs) for x in template_leaves]) if flat else out
         passes.optimize(graph)
         return cls(graph, structured_args, structured_out, template, function)
 
@@ -107,7 +131,22 @@ class ConcreteFunction:
         return self.structured_input_signature
 
     def pretty_printed_signature(self, verbose=True):
-        return f"{self._name}{self.structured_input_signature}"
+        """TF's text of this function's type (input parameters, output type, captures)."""
+        from tensorlet._src.graph import signatures
+
+        return signatures.pretty_printed_signature(self, verbose)
+
+    @property
+    def output_dtypes(self):
+        from tensorlet._src.graph import signatures
+
+        return signatures.output_dtypes(self)
+
+    @property
+    def output_shapes(self):
+        from tensorlet._src.graph import signatures
+
+        return signatures.output_shapes(self)
 
     def __repr__(self):
         return f"<ConcreteFunction {self._name} at {hex(id(self))}>"
@@ -161,7 +200,7 @@ class ConcreteFunction:
                 for t in n.outputs:
                     k = t.shape.num_elements() if t.shape.rank is not None else None
                     elems += 10 ** 6 if k is None else k
-            heavy = any(n.op.name in _HEAVY for n in ops)
+            heavy = any(n.op.heavy for n in ops)
             w = self._worth = heavy or len(ops) >= 8 or elems >= 20000
         return w
 
@@ -236,7 +275,7 @@ class ConcreteFunction:
         flat = nest.flatten(template)
         if not flat:
             return template
-        return nest.pack_sequence_as(template, [outs[x.i] if isinstance(x, _Leaf) else x for x in flat])
+        return nest.pack_sequence_as(template, [_fill(x, outs) for x in flat])
 
     # --- inlining (a call while tracing another function, and gradient recomputation) ---------------
     def _inline(self, tensors, var_values=None, write_back=True):
@@ -318,6 +357,4 @@ class ConcreteFunction:
 
 
 def _zeros_like(t):
-    from tensorlet._src.autodiff import lazy as T
-
-    return T.zeros_like(t)
+    return zeros_like(t)

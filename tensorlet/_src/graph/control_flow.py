@@ -16,6 +16,7 @@ from tensorlet._src.graph.control_ops import IF, WHILE
 from tensorlet._src.graph.ir import Spec
 from tensorlet._src.ops.registry import bind, tf_export
 from tensorlet._src.util import nest
+from tensorlet._src.ops.math_binary import logical_and
 
 
 def _bool_value(pred, what):
@@ -222,9 +223,7 @@ def _traced_while(cond_fn, body_fn, lv, single, original, shape_invariants, maxi
     def cond_graph_fn(*phs):
         r = cond_fn(*rebuilt(phs))
         if counter:
-            from tensorlet._src.autodiff import lazy as T
-
-            r = T.logical_and(phs[0] < m, r)
+            r = logical_and(phs[0] < m, r)
         return r
 
     def body_graph_fn(*phs):

@@ -13,17 +13,14 @@ import numpy as np
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.graph.executor import run_graph
 from tensorlet._src.graph.ir import Spec
-from tensorlet._src.ops.registry import NO_GRADIENT, NONDIFF, Op
-
-GRAPH_OPS: dict[str, Op] = {}
+from tensorlet._src.ops.registry import NO_GRADIENT, defop
+from tensorlet._src.ops.creation import zeros_like
 
 _DIFF_KINDS = frozenset("fcV")
 
 
 def _graph_op(name, impl, **kw):
-    op = Op(name, impl, n_out=None, **kw)
-    GRAPH_OPS[name] = op
-    return op
+    return defop(name, impl, n_out=None, kind="graph", **kw)
 
 
 def _nested_fn(graph):
@@ -67,7 +64,8 @@ def _vjp_grad(g, ans, *inputs, **attrs):
     return vjp_grad(IF, g, ans, inputs, attrs)
 
 
-IF = _graph_op("If", _if_np, jax_impl=_if_jax, shape=_if_shape, grad=_vjp_grad)
+IF = _graph_op("If", _if_np, jax_impl=_if_jax, shape=_if_shape, grad=_vjp_grad, heavy=True,
+               lower_check=lambda node: _if_lower_check(node))
 
 
 # --- While ----------------------------------------------------------------------------------------
@@ -124,138 +122,7 @@ def _while_grad(g, ans, *inputs, **attrs):
     return vjp_grad(WHILE, g, ans, inputs, attrs)
 
 
-WHILE = _graph_op("While", _while_np, jax_impl=_while_jax, shape=_while_shape, grad=_while_grad)
-
-
-# --- a range whose bounds are known only at run time (its length is value-dependent) --------------------
-
-def _dyn_range_np(xp, start, limit, delta):
-    return np.arange(start, limit, delta, dtype=np.asarray(start).dtype)
-
-
-def _dyn_range_shape(start, limit, delta):
-    return [Spec(TensorShape([None]), start.dtype)]
-
-
-DYNAMIC_RANGE = _graph_op("DynamicRange", _dyn_range_np, shape=_dyn_range_shape, grad=NONDIFF)
-DYNAMIC_RANGE.n_out = 1
-DYNAMIC_RANGE.no_lowering = True
-DYNAMIC_RANGE.no_lowering_reason = "is a tf.range whose length depends on run-time values (XLA needs static " \
-                                   "shapes; iterate it in a `for` loop, which AutoGraph turns into a while loop)"
-
-
-# --- reshape to a shape computed at run time -----------------------------------------------------------
-
-def _reshape_dyn_jax(jnp, x, shape):
-    # shapes are static under XLA: a shape computed from tf.shape(...) is a concrete value while lowering
-    return jnp.reshape(x, _concrete_dims(shape, "tf.reshape with a value-dependent shape"))
-
-
-def _reshape_dyn_shape(x, shape):
-    n = shape.shape[0] if shape.shape.rank == 1 else None
-    dims = [None] * n if n is not None else None
-    if dims is not None and shape._const is not None:
-        dims = [None if d < 0 else int(d) for d in np.asarray(shape._const).tolist()]
-    return [Spec(TensorShape(dims), x.dtype)]
-
-
-def _reshape_dyn_grad(g, ans, x, shape):
-    from tensorlet._src.autodiff import lazy as T
-
-    return [T.reshape(g, T.shape(x)), None]
-
-
-RESHAPE_DYN = _graph_op("ReshapeDyn", lambda xp, x, shape: xp.reshape(x, tuple(np.asarray(shape).tolist())),
-                        jax_impl=_reshape_dyn_jax, shape=_reshape_dyn_shape, grad=_reshape_dyn_grad)
-RESHAPE_DYN.n_out = 1
-
-
-def _concrete_dims(shape, what):
-    from tensorlet._src.graph.jaxrt import jax
-
-    dims = jax.core.concrete_or_error(np.asarray, shape, what)
-    return tuple(int(d) for d in np.asarray(dims).reshape(-1))
-
-
-def _dyn_dims_spec(shape):
-    n = shape.shape[0] if shape.shape.rank == 1 else None
-    if n is None:
-        return TensorShape(None)
-    if shape._const is not None:
-        return TensorShape([int(d) for d in np.asarray(shape._const).tolist()])
-    return TensorShape([None] * n)
-
-
-def _broadcast_dyn_grad(g, ans, x, shape):
-    from tensorlet._src.autodiff import lazy as T
-
-    xs = x.shape.as_list() if x.shape.rank is not None else None
-    if xs is None or g.shape.rank is None:
-        raise ValueError("the gradient of a tf.broadcast_to to a run-time shape needs the input's rank")
-    lead = g.shape.rank - len(xs)
-    axes = list(range(lead)) + [lead + i for i, d in enumerate(xs) if d == 1]
-    r = T.reduce_sum(g, axis=axes, keepdims=True) if axes else g
-    if lead:
-        r = T.reshape(r, T.shape(x))
-    return [r, None]
-
-
-BROADCAST_TO_DYN = _graph_op(
-    "BroadcastToDyn", lambda xp, x, shape: xp.broadcast_to(x, tuple(np.asarray(shape).tolist())),
-    jax_impl=lambda jnp, x, shape: jnp.broadcast_to(x, _concrete_dims(shape, "tf.broadcast_to")),
-    shape=lambda x, shape: [Spec(_dyn_dims_spec(shape), x.dtype)], grad=_broadcast_dyn_grad)
-BROADCAST_TO_DYN.n_out = 1
-FILL_DYN = _graph_op(
-    "FillDyn", lambda xp, dims, value: xp.full(tuple(np.asarray(dims).tolist()), value, dtype=value.dtype),
-    jax_impl=lambda jnp, dims, value: jnp.full(_concrete_dims(dims, "tf.fill"), value, dtype=value.dtype),
-    shape=lambda dims, value: [Spec(_dyn_dims_spec(dims), value.dtype)], grad=NONDIFF)
-FILL_DYN.n_out = 1
-
-
-def _slice_dyn_np(xp, x, begin, size):
-    b = [int(v) for v in np.asarray(begin).reshape(-1)]
-    bad = [i for i, (bi, si, d) in enumerate(zip(b, size, x.shape)) if not 0 <= bi <= d - si]
-    if bad:
-        from tensorlet._src.framework import errors
-
-        i = bad[0]
-        raise errors.invalid_argument("Slice", f"Expected size[{i}] in [0, {x.shape[i] - b[i]}], but got "
-                                               f"{size[i]}")
-    return x[tuple(slice(bi, bi + si) for bi, si in zip(b, size))]
-
-
-def _slice_dyn_jax(jnp, x, begin, size):
-    from tensorlet._src.graph.jaxrt import lax
-
-    return lax.dynamic_slice(x, [begin[i] for i in range(len(size))], size)
-
-
-def _slice_dyn_grad(g, ans, x, begin, size):
-    from tensorlet._src.autodiff import lazy as T
-    from tensorlet._src.ops.registry import bind
-
-    return [bind(SLICE_DYN_GRAD, g, T.zeros_like(x), begin, size=size), None]
-
-
-def _slice_dyn_grad_np(xp, g, zeros, begin, size):
-    out = np.array(zeros)
-    b = [int(v) for v in np.asarray(begin).reshape(-1)]
-    out[tuple(slice(bi, bi + si) for bi, si in zip(b, size))] = g
-    return out
-
-
-def _slice_dyn_grad_jax(jnp, g, zeros, begin, size):
-    from tensorlet._src.graph.jaxrt import lax
-
-    return lax.dynamic_update_slice(zeros, g, [begin[i] for i in range(len(size))])
-
-
-SLICE_DYN = _graph_op("SliceDyn", _slice_dyn_np, jax_impl=_slice_dyn_jax,
-                      shape=lambda x, begin, size: [Spec(TensorShape(list(size)), x.dtype)], grad=_slice_dyn_grad)
-SLICE_DYN.n_out = 1
-SLICE_DYN_GRAD = _graph_op("SliceDynGrad", _slice_dyn_grad_np, jax_impl=_slice_dyn_grad_jax,
-                           shape=lambda g, zeros, begin, size: [zeros.spec], grad=NONDIFF)
-SLICE_DYN_GRAD.n_out = 1
+WHILE = _graph_op("While", _while_np, jax_impl=_while_jax, shape=_while_shape, grad=_while_grad, heavy=True)
 
 
 # --- VJP: the gradient of a control-flow op ----------------------------------------------------------
@@ -327,12 +194,12 @@ def _vjp_shape(*ins, fwd, fwd_attrs, n_primal, diff_in, diff_out):
     return [ins[i].spec for i in range(n_primal) if diff_in[i]]
 
 
-VJP = _graph_op("VJP", _vjp_np, jax_impl=_vjp_jax, shape=_vjp_shape, grad=NO_GRADIENT)
+VJP = _graph_op("VJP", _vjp_np, jax_impl=_vjp_jax, shape=_vjp_shape, grad=NO_GRADIENT,
+                lower_check=lambda node: _vjp_lower_check(node))
 
 
 def vjp_grad(fwd, g, ans, inputs, attrs):
     """Gradient of control-flow op ``fwd``: one VJP node; None for integer inputs."""
-    from tensorlet._src.autodiff import lazy as T
     from tensorlet._src.ops.registry import bind
 
     outs = ans if isinstance(ans, (tuple, list)) else (ans,)
@@ -341,21 +208,24 @@ def vjp_grad(fwd, g, ans, inputs, attrs):
     diff_out = tuple(o.dtype._np.kind in _DIFF_KINDS for o in outs)
     if not any(diff_in) or not any(diff_out):
         return [None] * len(inputs)
-    cts = [(T.zeros_like(o) if x is None else x) for o, x, d in zip(outs, gs, diff_out)]
+    cts = [(zeros_like(o) if x is None else x) for o, x, d in zip(outs, gs, diff_out)]
     res = bind(VJP, *inputs, *cts, fwd=fwd, fwd_attrs=attrs, n_primal=len(inputs), diff_in=diff_in,
                diff_out=diff_out)
     it = iter(res)
     return [next(it) if d else None for d in diff_in]
 
 
-def lowerable_reason(node):
-    """Why a control-flow node cannot be compiled, or None."""
-    if node.op is VJP and node.attrs["fwd"] is WHILE and node.attrs["fwd_attrs"].get("max_static") is None:
+def _vjp_lower_check(node):
+    """Why a VJP node cannot be compiled, or None."""
+    if node.attrs["fwd"] is WHILE and node.attrs["fwd_attrs"].get("max_static") is None:
         return "is the gradient of a tf.while_loop without maximum_iterations (its trip count is only known " \
                "at run time)"
-    if node.op is IF:
-        for a, b in zip(node.attrs["then_graph"].outputs, node.attrs["else_graph"].outputs):
-            if a.shape != b.shape:
-                return f"is a tf.cond whose branches return different shapes ({a.shape} vs {b.shape})"
     return None
 
+
+def _if_lower_check(node):
+    """Why an If node cannot be compiled, or None."""
+    for a, b in zip(node.attrs["then_graph"].outputs, node.attrs["else_graph"].outputs):
+        if a.shape != b.shape:
+            return f"is a tf.cond whose branches return different shapes ({a.shape} vs {b.shape})"
+    return None

@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import sys
 import threading
-import warnings
 import weakref
 
 import numpy as np
@@ -34,6 +33,10 @@ from tensorlet._src.util import nest
 
 _config = {"run_eagerly": False, "retracing": "warn"}
 _tracing_state = threading.local()
+
+
+# TF's frequent-tracing warning: 5 traces among the last 10 calls, at most 2 warnings per function
+_TRACING_WINDOW, _TRACING_THRESHOLD, _TRACING_MAX_WARNINGS = 10, 5, 2
 
 
 class RetracingWarning(UserWarning):
@@ -129,7 +132,9 @@ def _key_of(x):
         return _TensorKey(_dt._FROM_NP[v.dtype], v.shape)
     if cls is np.ndarray:
         return _TensorKey(_dt.from_numpy(x.dtype), x.shape)
-    if cls in (int, float, bool, str, bytes, type(None)):
+    if cls is int or cls is float or cls is bool:
+        return (_NUMBER, x)  # TF's trace type of a Python number is its value: f(1), f(1.0), f(True) share a trace
+    if cls in (str, bytes, type(None)):
         return (cls, x)
     if cls is tuple or cls is list:
         return (cls, tuple(_key_of(v) for v in x))
@@ -146,6 +151,13 @@ def _key_of(x):
     if isinstance(x, _SpecLike):
         shape = TensorShape(x.shape)
         return _TensorKey(_dt.as_dtype(x.dtype), tuple(shape.as_list()) if shape.rank is not None else None)
+    comp = nest._components(x)
+    if comp is not None:  # RaggedTensor, SparseTensor, ...: traced per component specs (TF's trace type)
+        cs = getattr(comp[0], "_component_specs", None)
+        if cs is not None:
+            return (cls, tuple(_TensorKey(c.dtype, tuple(c.shape.as_list()) if c.shape.rank is not None else None)
+                               for c in cs))
+        return (cls, tuple(_key_of(c) for c in comp[1]))
     return _ObjKey(x)
 
 
@@ -184,9 +196,14 @@ def _describe_change(names, old, new):
     return "a different number of arguments"
 
 
+_NUMBER = "Python number"
+
+
 def _key_text(k):
     if k.__class__ is _TensorKey:
         return repr(k)
+    if isinstance(k, tuple) and len(k) == 2 and k[0] is _NUMBER:
+        return f"Python {type(k[1]).__name__} {k[1]!r}"
     if isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], type) and k[0] in (int, float, bool, str, bytes):
         return f"Python {k[0].__name__} {k[1]!r}"
     if isinstance(k, tuple) and len(k) == 2 and k[0] is type(None):
@@ -214,6 +231,9 @@ class Function:
         self._cache = {}  # canonical key -> ConcreteFunction
         self._relaxed = []  # (canonical key with None dims, ConcreteFunction)
         self._trace_count = 0
+        self._ncalls = 0  # calls so far, for TF's frequent-retracing warning (_note_trace)
+        self._trace_calls = []  # call numbers of the traces in TF's window
+        self._retrace_warnings = 0
         self._last_key = None
         self._methods = weakref.WeakKeyDictionary()
         self._converted = None
@@ -261,12 +281,22 @@ class Function:
     def function_spec(self):
         return self._signature
 
+    def pretty_printed_concrete_signatures(self, verbose=True) -> str:
+        """The printed signatures of every trace so far, in tracing order (as TF prints them)."""
+        seen, sigs = set(), []
+        for cf in list(self._cache.values()) + [c for _, c in self._relaxed]:
+            if id(cf) not in seen:
+                seen.add(id(cf))
+                sigs.append(cf.pretty_printed_signature(verbose=verbose))
+        return "\n\n".join(sigs)
+
     def experimental_get_tracing_count(self) -> int:
         """How many times the Python function has been traced."""
         return self._trace_count
 
     # --- calling ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        self._ncalls += 1
         c = ctx
         if not kwargs and c.interp is None and not c.tapes:
             # hot path: eager tensors only, a signature seen before
@@ -285,6 +315,10 @@ class Function:
     def _call(self, args, kwargs):
         if _config["run_eagerly"]:
             return self._python_function(*args, **kwargs)
+        if self._input_signature is not None and args:  # Python lists/NumPy values bound to TensorSpecs
+            args = tuple(convert_to_tensor(a, dtype=s.dtype) if isinstance(s, _SpecLike) and not isinstance(
+                a, (Tensor, Variable)) and not isinstance(a, _SpecLike) else a
+                for s, a in zip(self._input_signature, args)) + tuple(args[len(self._input_signature):])
         if ctx.interp is not None and not getattr(ctx.interp, "eager", False):
             # called while tracing another function: inline this function's graph into the outer one
             cf = self._concrete_for(args, kwargs)
@@ -304,7 +338,7 @@ class Function:
         return cf._call_flat(self._flat_tensors(args, kwargs))
 
     def _flat_tensors(self, args, kwargs):
-        return [x for x in nest.flatten((args, kwargs)) if _is_tensor_arg(x)]
+        return [x for x in nest.flatten((args, kwargs), expand_composites=True) if _is_tensor_arg(x)]
 
     def _canonical(self, args, kwargs):
         """(names, key per argument) with TF's canonicalization: f(1) and f(x=1) share a trace."""
@@ -352,21 +386,38 @@ class Function:
         return cf
 
     def _check_retrace(self, names, key):
-        if self._trace_count == 0 or _config["retracing"] == "ignore":
-            return
-        reason = _describe_change(names, self._last_key, key) if self._last_key is not None else "new arguments"
-        msg = (f"tf.function '{self._name}' is tracing again (trace #{self._trace_count + 1}): {reason}. "
-               "Each trace runs the Python function and builds a new graph; pass tensors instead of Python "
-               "values that change, use input_signature with None dims, or reduce_retracing=True.")
-        if _config["retracing"] == "raise":
-            raise RetracingError(msg)
-        from tensorlet._src.framework.errors import user_frame
+        policy = _config["retracing"]
+        reason = None
+        if self._trace_count and policy != "ignore":
+            reason = _describe_change(names, self._last_key, key) if self._last_key is not None else "new arguments"
+            if policy == "raise":
+                raise RetracingError(f"tf.function '{self._name}' is tracing again (trace #{self._trace_count + 1}): "
+                                     f"{reason}.")
+        self._note_trace(reason if policy == "warn" else None, policy == "ignore")
 
-        where = user_frame()
-        if where is None:
-            warnings.warn(msg, RetracingWarning, stacklevel=4)
-        else:  # attributed to the user's call site, not to tensorlet's frames
-            warnings.warn_explicit(msg, RetracingWarning, where[0], where[1], module="tensorlet.function")
+    def _note_trace(self, reason, quiet):
+        """TF's frequent-tracing detector: warn (at most twice per function, through the ``tensorflow`` logger)
+        when 5 of the last calls (a window of about 10) traced; tensorlet adds which argument changed."""
+        calls = self._trace_calls
+        n = max(self._ncalls, 1)
+        calls.append(n)
+        while len(calls) > 1 and (n - calls[0] + 1) - (calls[1] - calls[0]) > _TRACING_WINDOW:
+            calls.pop(0)
+        if quiet or self._retrace_warnings >= _TRACING_MAX_WARNINGS or len(calls) < _TRACING_THRESHOLD:
+            return
+        self._retrace_warnings += 1
+        from tensorlet._src.framework.context import get_logger
+
+        msg = (f"{len(calls)} out of the last {n - calls[0] + 1} calls to {self._python_function!r} triggered "
+               "tf.function retracing. Tracing is expensive and the excessive number of tracings could be due to (1) "
+               "creating @tf.function repeatedly in a loop, (2) passing tensors with different shapes, (3) passing "
+               "Python objects instead of tensors. For (1), please define your @tf.function outside of the loop. "
+               "For (2), @tf.function has reduce_retracing=True option that can avoid unnecessary retracing. For "
+               "(3), please refer to https://www.tensorflow.org/guide/function#controlling_retracing and "
+               "https://www.tensorflow.org/api_docs/python/tf/function for  more details.")
+        if reason:
+            msg += f" (tensorlet: the last retrace was because {reason}.)"
+        get_logger().warning(msg)
 
     def _concrete_for_signature(self, args, kwargs):
         sig = self._input_signature
@@ -404,16 +455,25 @@ class Function:
         if self._converted is None:
             fn = self._python_function
             if self._autograph:
-                try:
-                    from tensorlet._src.graph.autograph import convert
+                from tensorlet._src.graph.autograph import convert
 
-                    fn = convert(fn)
-                except ImportError:
-                    pass
+                fn = convert(fn)
             self._converted = fn
         return self._converted
 
     def _trace(self, args, kwargs, key, names, from_specs=False):
+        first = self._trace_count == 0
+        self._created = 0
+        cf = self._trace_once(args, kwargs, key, names, from_specs)
+        if first and self._created and not (getattr(self._python_function, "__module__", "") or "").startswith(
+                "tensorlet."):
+            # TF traces a function that created variables a second time: creating them again is an error
+            # (on_variable_created raises), reading them is the graph that is kept
+            cf = self._trace_once(args, kwargs, key, names, from_specs)
+            self._trace_count -= 1  # the checking trace is not counted
+        return cf
+
+    def _trace_once(self, args, kwargs, key, names, from_specs=False):
         graph = Graph(self._name)
         tracer = Tracer(graph)
 
@@ -425,6 +485,13 @@ class Function:
                 t = x if isinstance(x, Tensor) else convert_to_tensor(x)
                 shape = t.shape
                 return graph.placeholder(Spec(shape, t.dtype))
+            comp = nest._components(x)
+            if comp is not None:  # a composite argument: one placeholder per component, rebuilt for the function
+                spec, parts = comp
+                cs = getattr(spec, "_component_specs", None)
+                if cs is not None:
+                    return spec._from_components([graph.placeholder(Spec(TensorShape(c.shape), c.dtype)) for c in cs])
+                return spec._from_components([to_placeholder(p) for p in parts])
             return x
 
         structured_args = nest.map_structure(to_placeholder, (args, kwargs))
@@ -488,7 +555,8 @@ def _is_tensor_arg(x) -> bool:
 
 def _relax_placeholders(structured, key, names, signature):
     """Give placeholders the (possibly relaxed) shapes of the trace key."""
-    leaves = [x for x in nest.flatten(structured) if isinstance(x, Tensor) and hasattr(x, "node")]
+    leaves = [x for x in nest.flatten(structured, expand_composites=True) if isinstance(x, Tensor) and
+              hasattr(x, "node")]
     keys = [k for k in _flat_keys(key) if k.__class__ is _TensorKey]
     for ph, k in zip(leaves, keys):
         ph._shape = TensorShape(None) if k.shape is None else TensorShape(list(k.shape))
@@ -535,7 +603,10 @@ def on_variable_created(var):
     if stack and stack[-1]._trace_count > 0:
         raise ValueError(
             f"tf.function '{stack[-1]._name}' only supports singleton tf.Variables created on the first call. "
-            "Make sure the tf.Variable is only created once or created outside tf.function.")
+            "Make sure the tf.Variable is only created once or created outside tf.function. See "
+            "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
+    if stack:
+        stack[-1]._created = getattr(stack[-1], "_created", 0) + 1
 
 
 @tf_export("function")

@@ -7,7 +7,6 @@ one loop instead of an unrolled copy per element.
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework.tensor import Tensor, convert_to_tensor
 from tensorlet._src.graph import subgraph
@@ -15,6 +14,10 @@ from tensorlet._src.graph.control_flow import while_loop
 from tensorlet._src.graph.tensor_array import TensorArray
 from tensorlet._src.ops.registry import tf_export
 from tensorlet._src.util import nest
+from tensorlet._src.ops.array_misc import shape
+from tensorlet._src.ops.array_ops import stack
+from tensorlet._src.ops.creation import zeros, zeros_like
+from tensorlet._src.ops.gather_scatter import gather
 
 
 def _elems(elems, what):
@@ -45,18 +48,18 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     out_sig = fn_output_signature if fn_output_signature is not None else dtype
 
     def call(i):
-        xs = [T.gather(e, i) if isinstance(i, Tensor) else e[i] for e in flat]
+        xs = [gather(e, i) if isinstance(i, Tensor) else e[i] for e in flat]
         return fn(nest.pack_sequence_as(elems, xs) if nest.is_nested(elems) else xs[0])
 
     if not subgraph.is_tracing() or n is None:
         if n is None:
-            n = int(T.shape(flat[0])[0])
+            n = int(shape(flat[0])[0])
         results = [call(i) for i in range(n)]
         if n == 0:
             if out_sig is None:
-                return T.zeros_like(flat[0])
-            return nest.map_structure(lambda d: T.zeros([0], dtype=d), _spec_dtypes(out_sig))
-        return nest.map_structure(lambda *xs: T.stack(list(xs)), *results)
+                return zeros_like(flat[0])
+            return nest.map_structure(lambda d: zeros([0], dtype=d), _spec_dtypes(out_sig))
+        return nest.map_structure(lambda *xs: stack(list(xs)), *results)
     first = call(0)  # traced once to learn the output structure and shapes
     flat_first = [convert_to_tensor(x) for x in nest.flatten(first)]
     tas = [TensorArray(x.dtype, size=n, element_shape=x.shape) for x in flat_first]
@@ -83,12 +86,12 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
     flat, n = _elems(elems, "scan")
 
     def elem(i):
-        xs = [T.gather(e, i) if isinstance(i, Tensor) else e[i] for e in flat]
+        xs = [gather(e, i) if isinstance(i, Tensor) else e[i] for e in flat]
         return nest.pack_sequence_as(elems, xs) if nest.is_nested(elems) else xs[0]
 
     if not subgraph.is_tracing() or n is None:
         if n is None:
-            n = int(T.shape(flat[0])[0])
+            n = int(shape(flat[0])[0])
         order = range(n - 1, -1, -1) if reverse else range(n)
         acc = initializer
         outs = []
@@ -100,7 +103,7 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
             outs.append(acc)
         if reverse:
             outs = outs[::-1]
-        return nest.map_structure(lambda *xs: T.stack(list(xs)), *outs)
+        return nest.map_structure(lambda *xs: stack(list(xs)), *outs)
     start = 0
     if initializer is None:
         acc0 = elem(n - 1 if reverse else 0)
@@ -131,11 +134,11 @@ def _fold(fn, elems, initializer, reverse, what):
     flat, n = _elems(elems, what)
 
     def elem(i):
-        xs = [T.gather(e, i) if isinstance(i, Tensor) else e[i] for e in flat]
+        xs = [gather(e, i) if isinstance(i, Tensor) else e[i] for e in flat]
         return nest.pack_sequence_as(elems, xs) if nest.is_nested(elems) else xs[0]
 
     if n is None:
-        n = int(T.shape(flat[0])[0])
+        n = int(shape(flat[0])[0])
     order = list(range(n - 1, -1, -1)) if reverse else list(range(n))
     if initializer is None:
         if not order:

@@ -16,7 +16,8 @@ import numpy as np
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework.tensor import Tensor, numpy_text
 from tensorlet._src.framework.tensor_shape import TensorShape
-from tensorlet._src.ops.registry import NONDIFF, Op
+from tensorlet._src.ops.registry import NONDIFF, defop
+from tensorlet._src.ops.array_ops import unstack
 
 __all__ = ["Graph", "Node", "GraphTensor", "PLACEHOLDER", "CONST", "READ_VAR", "Spec"]
 
@@ -41,7 +42,8 @@ def _shape_text(shape: TensorShape) -> str:
 
 
 def _graph_only(name):
-    return Op(name, lambda xp, *a, **k: None, grad=NONDIFF)
+    # the executors and lowering handle these nodes themselves: the kernel is never called
+    return defop(name, lambda xp, *a, **k: None, grad=NONDIFF, kind="graph")
 
 
 PLACEHOLDER = _graph_only("Placeholder")  # a function argument
@@ -87,6 +89,7 @@ class Graph:
         self.var_final: dict[int, GraphTensor] = {}  # id(variable) -> value to write back at exit
         self.captures: list[tuple[Tensor, GraphTensor]] = []  # outer graph tensor -> placeholder (nested graphs)
         self.stateful = False  # has side effects beyond variable writes (print, py_function)
+        self.hashable_tensors = False  # TF1 graph mode: its tensors are hashable (feed_dict keys)
 
     def add(self, op, inputs, attrs, specs, name=None) -> Node:
         node = Node(self, op, inputs, attrs, specs, name)
@@ -201,6 +204,10 @@ class OperatorNotAllowedInGraphError(TypeError):
     """A Python operation on a symbolic tensor that needs its value (``bool(t)``, iterating unknown length)."""
 
 
+# Set by TF1 graph mode: eval_hook(tensor, feed_dict, session) runs ``tensor.eval()`` in a session.
+eval_hook = None
+
+
 class GraphTensor(Tensor):
     """A symbolic tensor: an output of a node in a graph being traced (``tf.Tensor`` inside ``tf.function``)."""
 
@@ -304,14 +311,13 @@ class GraphTensor(Tensor):
             raise OperatorNotAllowedInGraphError(
                 f"Iterating over a symbolic `tf.Tensor` ({self.name}) with an unknown first dimension is not "
                 "allowed in a tf.function; use tf.range/tf.while_loop or a known shape.")
-        from tensorlet._src.autodiff import lazy as T
-
-        return iter(T.unstack(self, num=n))
+        return iter(unstack(self, num=n))
 
     def eval(self, feed_dict=None, session=None):
-        from tensorlet._src.graph import v1
-
-        return v1.eval_tensor(self, feed_dict, session)
+        if eval_hook is None:
+            raise ValueError("Cannot evaluate tensor using `eval()`: No default session is registered. Use `with "
+                             "sess.as_default()` or pass an explicit session to `eval(session=sess)`")
+        return eval_hook(self, feed_dict, session)
 
     def __repr__(self):
         return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
@@ -329,7 +335,7 @@ class GraphTensor(Tensor):
         return self
 
     def __hash__(self):
-        if self.graph.name == "v1_graph":  # TF1 graph tensors are hashable (feed_dict keys)
+        if self.graph.hashable_tensors:
             return id(self)
         return Tensor.__hash__(self)
 

@@ -6,23 +6,9 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
 
-_loaded = None
-
-
-def _load():
-    global _loaded
-    if _loaded is None:
-        jax_mod = importlib.import_module("jax")
-        jax_mod.config.update("jax_enable_x64", True)
-        import logging
-
-        # tensorlet re-raises errors of host callbacks (tf.debugging.assert_* in compiled code) as TF errors
-        logging.getLogger("jax._src.debugging").setLevel(logging.CRITICAL)
-        _loaded = (jax_mod, importlib.import_module("jax.numpy"), importlib.import_module("jax.lax"))
-    return _loaded
+from tensorlet._src.framework.jax_runtime import load as _load
 
 
 def __getattr__(name):

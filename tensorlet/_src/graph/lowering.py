@@ -25,9 +25,6 @@ class NotLowerable(Exception):
         self.reason = reason
 
 
-HOST_SINKS = frozenset(("PrintV2", "Assert"))  # effects XLA runs as host callbacks (jax.debug.callback)
-HOST_SOURCES = frozenset(("StringFormat", "AsString"))  # string-producing ops allowed when feeding a sink only
-
 
 def host_nodes(graph: Graph) -> set:
     """ids of nodes that run on the host inside a compiled function: printing/asserting and the string ops
@@ -38,9 +35,9 @@ def host_nodes(graph: Graph) -> set:
             consumers.setdefault(id(t.node), []).append(node)
     host = set()
     for node in reversed(graph.nodes):
-        if node.op.name in HOST_SINKS:
+        if node.op.host == "sink":  # effects XLA runs as host callbacks (jax.debug.callback)
             host.add(id(node))
-        elif node.op.name in HOST_SOURCES or (node.op is CONST and node.attrs["value"].dtype == object):
+        elif node.op.host == "source" or (node.op is CONST and node.attrs["value"].dtype == object):
             users = consumers.get(id(node), [])
             if users and all(id(u) in host for u in users):
                 host.add(id(node))
@@ -59,10 +56,8 @@ def check_lowerable(graph: Graph):
             continue
         if getattr(op, "no_lowering", False):
             raise NotLowerable(op.name, getattr(op, "no_lowering_reason", None) or "has no XLA lowering")
-        if op.name in ("If", "While", "VJP"):
-            from tensorlet._src.graph.control_ops import lowerable_reason
-
-            reason = lowerable_reason(node)
+        if op.lower_check is not None:
+            reason = op.lower_check(node)
             if reason:
                 raise NotLowerable(op.name, reason)
         for t in list(node.inputs) + list(node.outputs):
@@ -97,7 +92,7 @@ def build_fn(graph: Graph):
     for node in graph.nodes:
         op = node.op
         if id(node) in host:
-            if op.name in HOST_SINKS:
+            if op.host == "sink":
                 fn, ins = _host_callback(graph, node, host)
                 steps.append((fn, tuple(slot(t) for t in ins), {}, (), True))
             continue

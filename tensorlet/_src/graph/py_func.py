@@ -13,10 +13,10 @@ from tensorlet._src.framework.context import ctx
 from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.graph import subgraph
-from tensorlet._src.graph.control_ops import GRAPH_OPS
 from tensorlet._src.graph.ir import Spec
-from tensorlet._src.ops.registry import NONDIFF, Op, bind, tf_export
+from tensorlet._src.ops.registry import NONDIFF, bind, defop, tf_export
 from tensorlet._src.util import nest
+from tensorlet._src.ops.creation import zeros_like
 
 
 def _tout_list(Tout):
@@ -87,18 +87,15 @@ def _pyfunc_grad(g, ans, *inputs, func, touts, numpy_args):
 
 
 def _zeros(x):
-    from tensorlet._src.autodiff import lazy as T
-
-    return T.zeros_like(x)
+    return zeros_like(x)
 
 
-EAGER_PY_FUNC = Op("EagerPyFunc", _pyfunc_np, shape=_pyfunc_shape, grad=_pyfunc_grad, n_out=None,
-                   no_lowering=True, stateful=True)
-EAGER_PY_FUNC.no_lowering_reason = "calls Python (tf.py_function)"
-PY_FUNC = Op("PyFunc", _pyfunc_np, shape=_pyfunc_shape, grad=NONDIFF, n_out=None, no_lowering=True, stateful=True)
-PY_FUNC.no_lowering_reason = "calls Python (tf.numpy_function)"
-GRAPH_OPS["EagerPyFunc"] = EAGER_PY_FUNC
-GRAPH_OPS["PyFunc"] = PY_FUNC
+# their attrs hold the Python callable: never compiled, never written to a SavedModel
+EAGER_PY_FUNC = defop("EagerPyFunc", _pyfunc_np, shape=_pyfunc_shape, grad=_pyfunc_grad, n_out=None, kind="graph",
+                      stateful=True, no_lowering=True, no_lowering_reason="calls Python (tf.py_function)",
+                      serializable=False)
+PY_FUNC = defop("PyFunc", _pyfunc_np, shape=_pyfunc_shape, grad=NONDIFF, n_out=None, kind="graph", stateful=True,
+                no_lowering=True, no_lowering_reason="calls Python (tf.numpy_function)", serializable=False)
 
 
 def _call(op, func, inp, Tout, numpy_args):
@@ -150,9 +147,8 @@ def _host_jax(jnp, *arrays, func):
     return ()
 
 
-HOST_CALL = Op("HostCall", _host_np, jax_impl=_host_jax, shape=lambda *ins, func: [], grad=NONDIFF, n_out=None,
-               stateful=True)
-GRAPH_OPS["HostCall"] = HOST_CALL
+HOST_CALL = defop("HostCall", _host_np, jax_impl=_host_jax, shape=lambda *ins, func: [], grad=NONDIFF, n_out=None,
+                  kind="graph", stateful=True)
 
 
 def host_call(func, *tensors):

@@ -7,7 +7,6 @@ compiled ``While`` and its gradient is the gradient of the buffer updates.
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import Tensor, convert_to_tensor
@@ -15,6 +14,11 @@ from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.graph import subgraph
 from tensorlet._src.ops.registry import tf_export
 from tensorlet._src.util import nest
+from tensorlet._src.ops import array_ops, gather_scatter
+from tensorlet._src.ops.array_ops import expand_dims, reshape
+from tensorlet._src.ops.creation import zeros
+from tensorlet._src.ops.gather_scatter import tensor_scatter_nd_update
+from tensorlet._src.ops.math_binary import cast
 
 
 def _static_int(x):
@@ -47,7 +51,7 @@ class TensorArray:
         self._list = None if self._graph else [None] * (n or 0)
         self._buffer = flow if flow is not None and self._graph else None
         if self._graph and self._buffer is None and n is not None and self._element_shape.is_fully_defined():
-            self._buffer = T.zeros([n] + self._element_shape.as_list(), dtype=self._dtype)
+            self._buffer = zeros([n] + self._element_shape.as_list(), dtype=self._dtype)
 
     # --- properties -----------------------------------------------------------------------
     @property
@@ -106,8 +110,8 @@ class TensorArray:
             lst[i] = value
             return self._new(lst=lst)
         buf = self._ensure_buffer(value.shape)
-        idx = T.reshape(T.cast(index, _dt.int32), [1, 1])
-        return self._new(buffer=T.tensor_scatter_nd_update(buf, idx, T.expand_dims(value, 0)))
+        idx = reshape(cast(index, _dt.int32), [1, 1])
+        return self._new(buffer=tensor_scatter_nd_update(buf, idx, expand_dims(value, 0)))
 
     def _ensure_buffer(self, elem_shape):
         if self._buffer is not None:
@@ -117,12 +121,12 @@ class TensorArray:
             raise ValueError(
                 "A TensorArray with dynamic_size=True written inside a tf.function needs a known size in "
                 "tensorlet: give it size=, or loop over a tf.range with a known bound.")
-        return T.zeros([n] + TensorShape(elem_shape).as_list(), dtype=self._dtype)
+        return zeros([n] + TensorShape(elem_shape).as_list(), dtype=self._dtype)
 
     def unstack(self, value, name=None):
         value = convert_to_tensor(value, dtype_hint=self._dtype)
         if not self._graph:
-            return self._new(lst=list(T.unstack(value)) if value.shape[0] else [], size=value.shape[0])
+            return self._new(lst=list(array_ops.unstack(value)) if value.shape[0] else [], size=value.shape[0])
         self._element_shape = value.shape[1:]
         return self._new(buffer=value, size=value.shape[0])
 
@@ -130,15 +134,15 @@ class TensorArray:
         value = convert_to_tensor(value, dtype_hint=self._dtype)
         if not self._graph:
             ta = self
-            for i, v in zip(convert_to_tensor(indices).numpy().tolist(), T.unstack(value)):
+            for i, v in zip(convert_to_tensor(indices).numpy().tolist(), array_ops.unstack(value)):
                 ta = ta.write(i, v)
             return ta
         buf = self._ensure_buffer(value.shape[1:])
-        idx = T.expand_dims(T.cast(indices, _dt.int32), -1)
-        return self._new(buffer=T.tensor_scatter_nd_update(buf, idx, value))
+        idx = expand_dims(cast(indices, _dt.int32), -1)
+        return self._new(buffer=tensor_scatter_nd_update(buf, idx, value))
 
     def split(self, value, lengths, name=None):
-        parts = T.split(value, lengths)
+        parts = array_ops.split(value, lengths)
         ta = self
         for i, p in enumerate(parts):
             ta = ta.write(i, p)
@@ -150,31 +154,31 @@ class TensorArray:
             i = int(convert_to_tensor(index).numpy())
             if i >= len(self._list) or self._list[i] is None:
                 if i < len(self._list) and self._element_shape.is_fully_defined():
-                    return T.zeros(self._element_shape.as_list(), self._dtype)
+                    return zeros(self._element_shape.as_list(), self._dtype)
                 raise errors.InvalidArgumentError(None, "TensorArrayRead", f"Could not read from TensorArray index "
                                                   f"{i}.  Furthermore, the element shape is not fully defined")
             return self._list[i]
-        return T.gather(self._ensure_buffer(self._element_shape), index)
+        return gather_scatter.gather(self._ensure_buffer(self._element_shape), index)
 
     def stack(self, name=None):
         if not self._graph:
             if not self._list:
                 shape = [0] + (self._element_shape.as_list() if self._element_shape.rank is not None else [])
-                return T.zeros(shape, self._dtype)
-            return T.stack([self.read(i) for i in range(len(self._list))])
+                return zeros(shape, self._dtype)
+            return array_ops.stack([self.read(i) for i in range(len(self._list))])
         return self._ensure_buffer(self._element_shape)
 
     def gather(self, indices, name=None):
         if not self._graph:
-            return T.stack([self.read(i) for i in convert_to_tensor(indices).numpy().tolist()])
-        return T.gather(self._ensure_buffer(self._element_shape), indices)
+            return array_ops.stack([self.read(i) for i in convert_to_tensor(indices).numpy().tolist()])
+        return gather_scatter.gather(self._ensure_buffer(self._element_shape), indices)
 
     def concat(self, name=None):
         if not self._graph:
-            return T.concat([self.read(i) for i in range(len(self._list))], 0)
+            return array_ops.concat([self.read(i) for i in range(len(self._list))], 0)
         buf = self._ensure_buffer(self._element_shape)
         shape = buf.shape.as_list()
-        return T.reshape(buf, [-1] + shape[2:])
+        return reshape(buf, [-1] + shape[2:])
 
     def size(self, name=None):
         if not self._graph:

@@ -19,12 +19,9 @@ from tensorlet._src.framework.tensor import EagerTensor, Tensor
 from tensorlet._src.graph import infer
 from tensorlet._src.graph.ir import READ_VAR, Graph, GraphTensor, Spec
 from tensorlet._src.ops import registry
+from tensorlet._src.ops.math_binary import add, subtract
 
-_LOCATED = frozenset(("CheckNumerics",))  # (stateful ops are located too)
 FOLD_MAX_ELEMENTS = 1024  # fold constant subexpressions at trace time when the result is at most this big
-_SHAPE_OPS = frozenset(("Shape", "Size", "Rank", "ShapeN"))
-# ops never folded besides stateful ones (values that must be read at run time; the io package adds some)
-NO_FOLD = set()
 
 
 class Tracer:
@@ -46,7 +43,8 @@ class Tracer:
     # --- ops -----------------------------------------------------------------------
     def bind(self, op, inputs, attrs):
         ins = [self.capture(x) for x in inputs]
-        if op.np_dtypes is not None and ins and ins[0].dtype._np not in op.np_dtypes:
+        if (op.np_dtypes is not None and ins and ins[0].dtype._np not in op.np_dtypes
+                and not registry.late_dtype_allowed(op, ins[0].dtype._np)):
             raise registry._dtype_not_allowed(op, ins[0])
         folded = self._fold(op, ins, attrs)
         if folded is not None:
@@ -58,7 +56,7 @@ class Tracer:
                 raise type(e)(f"{e} (while tracing op {op.name} on inputs "
                               f"{', '.join(repr(t.spec) for t in ins)})") from None
             node = self.graph.add(op, ins, attrs, specs)
-            if op.stateful or op.name in _LOCATED:
+            if op.located:
                 node.loc = errors.user_location()  # run-time errors of effects name the line that made them
             r = node.outputs[0] if op.n_out == 1 else tuple(node.outputs)
         if ctx.tapes and registry.tape_hook is not None:
@@ -97,13 +95,13 @@ class Tracer:
         return inner
 
     def _fold(self, op, ins, attrs):
-        if op.name in _SHAPE_OPS and len(ins) >= 1 and all(t.shape.is_fully_defined() for t in ins):
+        if op.shape_only and len(ins) >= 1 and all(t.shape.is_fully_defined() for t in ins):
             pass  # depends only on static shapes: fold even though the input value is unknown
-        elif not ins or any(t._const is None for t in ins) or op.name in NO_FOLD or op.stateful:
+        elif not ins or any(t._const is None for t in ins) or not op.foldable:
             return None
         elif sum(t._const.size for t in ins) > 4 * FOLD_MAX_ELEMENTS:
             return None
-        if op.name in _SHAPE_OPS:
+        if op.shape_only:
             arrays = [np.zeros(t.shape.as_list(), t.dtype._np) if t._const is None else t._const for t in ins]
         else:
             arrays = [t._const for t in ins]
@@ -163,11 +161,9 @@ class Tracer:
             raise ValueError(f"Cannot assign value to variable ' {var._name}': Shape mismatch.The variable shape "
                              f"{var.shape}, and the assigned value shape {value.shape} are incompatible.")
         if kind != "assign":
-            from tensorlet._src.autodiff import lazy as T
-
             cur = self._current(var)
             with _no_tapes():
-                value = T.math.add(cur, value) if kind == "assign_add" else T.math.subtract(cur, value)
+                value = add(cur, value) if kind == "assign_add" else subtract(cur, value)
         g = self.graph
         if id(var) not in g.var_reads and id(var) not in g.var_final:
             g.variables.append(var)
@@ -221,3 +217,6 @@ def eager_value_of(t: GraphTensor):
         feeds.update(tracer.arg_values)
         tracer = tracer.parent
     return evaluate_closed(t, feeds)
+
+
+_variables.graph_value_hook = eager_value_of

@@ -251,6 +251,43 @@ def crc32c(data) -> int:
     return int(crc32c_many(data, [0], [n])[0])
 
 
+_EXTEND_PIECE = 1 << 20
+
+
+def crc32c_extend(crc: int, data) -> int:
+    """CRC-32C of ``previous data + data`` given ``crc`` of the previous data (0 to start); any buffer
+    (memoryviews of NumPy arrays included) is read in 1 MiB pieces, so nothing large is copied."""
+    mv = memoryview(data).cast("B")
+    native = _native_extend()
+    if native is None:
+        if len(mv) < _SMALL:
+            return crc32c_py(mv, crc)
+        from functools import reduce
+
+        # crc(A + B) from crc(A), crc(B): the register of A advanced over len(B) zero bytes, xor crc(B)
+        def combine(a, b_mv):
+            n = len(b_mv)
+            shifted = int(_shift(np.array([a ^ 0xFFFFFFFF], np.uint32), np.array([n]))[0]) ^ 0xFFFFFFFF
+            return shifted ^ crc32c(b_mv) ^ int(zeros_crc([n])[0])
+
+        return reduce(combine, (mv[s:s + _BLOCK] for s in range(0, len(mv), _BLOCK)), crc)
+    for start in range(0, len(mv), _EXTEND_PIECE):
+        crc = native(crc, mv[start:start + _EXTEND_PIECE].tobytes())
+    return crc
+
+
+def _native_extend():
+    fn = _native_state.get("extend", False)
+    if fn is False:
+        fn = None
+        if _native() is not None:
+            import google_crc32c
+
+            fn = google_crc32c.extend
+        _native_state["extend"] = fn
+    return fn
+
+
 def mask(crc):
     """TFRecord's masked CRC: rotate right by 15 and add a constant (scalars or uint32 arrays)."""
     if isinstance(crc, np.ndarray):

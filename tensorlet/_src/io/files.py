@@ -21,8 +21,8 @@ from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import convert_to_tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
-from tensorlet._src.io._op import io_op, run, strings
-from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.io._op import io_op, strings
+from tensorlet._src.ops.registry import bind, tf_export
 
 __all__ = ["read_file", "write_file", "matching_files", "serialize_tensor", "parse_tensor", "decode_raw",
            "decode_csv", "encode_base64", "decode_base64", "decode_compressed", "atomic_write"]
@@ -88,7 +88,7 @@ READ_FILE = io_op("ReadFile", _read_kernel, shape=lambda filename: _spec([], _dt
 @tf_export("io.read_file")
 def read_file(filename, name=None):
     """The whole contents of a file as a scalar string tensor.  ``tf.io.read_file("/tmp/img.png")``."""
-    return run(READ_FILE, _strings(filename))
+    return bind(READ_FILE, _strings(filename))
 
 
 def _write_kernel(xp, filename, contents):
@@ -107,7 +107,7 @@ WRITE_FILE = io_op("WriteFile", _write_kernel, shape=lambda filename, contents: 
 def write_file(filename, contents, name=None):
     """Write a scalar string to a file (creating parent directories), atomically: a temporary file in the
     same directory is renamed into place."""
-    run(WRITE_FILE, _strings(filename), _strings(contents))
+    bind(WRITE_FILE, _strings(filename), _strings(contents))
 
 
 def _matching_kernel(xp, pattern):
@@ -125,7 +125,7 @@ MATCHING_FILES = io_op("MatchingFiles", _matching_kernel, shape=lambda pattern: 
 @tf_export("io.matching_files")
 def matching_files(pattern, name=None):
     """Sorted file names matching a glob pattern (or any of a vector of patterns)."""
-    return run(MATCHING_FILES, _strings(pattern))
+    return bind(MATCHING_FILES, _strings(pattern))
 
 
 # --- serialize_tensor / parse_tensor (tensorflow.TensorProto) ------------------------------------------------
@@ -200,7 +200,7 @@ def serialize_tensor(tensor, name=None):
     >>> tf.io.parse_tensor(tf.io.serialize_tensor(tf.constant([1.0, 2.0])), tf.float32).numpy()
     array([1., 2.], dtype=float32)
     """
-    return run(SERIALIZE_TENSOR, convert_to_tensor(tensor))
+    return bind(SERIALIZE_TENSOR, convert_to_tensor(tensor))
 
 
 def _type_word(d: _dt.DType) -> str:
@@ -236,7 +236,7 @@ PARSE_TENSOR = io_op("ParseTensor", _parse_tensor_kernel,
 @tf_export("io.parse_tensor")
 def parse_tensor(serialized, out_type, name=None):
     """The tensor in a serialized ``TensorProto``; ``out_type`` must be its dtype."""
-    return run(PARSE_TENSOR, _strings(serialized), out_type=_dt.as_dtype(out_type).name)
+    return bind(PARSE_TENSOR, _strings(serialized), out_type=_dt.as_dtype(out_type).name)
 
 
 # --- decode_raw -------------------------------------------------------------------------------------------------
@@ -278,7 +278,7 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
     >>> tf.io.decode_raw(tf.constant(b"\\x01\\x00\\x02\\x00"), tf.int16).numpy()
     array([1, 2], dtype=int16)
     """
-    return run(DECODE_RAW, _strings(input_bytes), out_type=_dt.as_dtype(out_type).name,
+    return bind(DECODE_RAW, _strings(input_bytes), out_type=_dt.as_dtype(out_type).name,
                little_endian=bool(little_endian), fixed_length=None if fixed_length is None else int(fixed_length))
 
 
@@ -414,7 +414,7 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
             raise ValueError("select_cols contains negative values.")
         if len(select_cols) != len(defaults):
             raise ValueError("Length of select_cols and record_defaults do not match.")
-    return list(run(DECODE_CSV, recs, *defaults, field_delim=str(field_delim), use_quote_delim=bool(use_quote_delim),
+    return list(bind(DECODE_CSV, recs, *defaults, field_delim=str(field_delim), use_quote_delim=bool(use_quote_delim),
                     na_value=str(na_value), select_cols=select_cols))
 
 
@@ -450,13 +450,13 @@ DECODE_BASE64 = io_op("DecodeBase64", _b64_decode_kernel, shape=lambda x: _spec(
 @tf_export("io.encode_base64")
 def encode_base64(input, pad=False, name=None):  # noqa: A002 - TF's argument name
     """Web-safe base64 (``-`` and ``_``), without ``=`` padding unless ``pad``."""
-    return run(ENCODE_BASE64, _strings(input), pad=bool(pad))
+    return bind(ENCODE_BASE64, _strings(input), pad=bool(pad))
 
 
 @tf_export("io.decode_base64")
 def decode_base64(input, name=None):  # noqa: A002 - TF's argument name
     """Decode web-safe base64 (padding optional)."""
-    return run(DECODE_BASE64, _strings(input))
+    return bind(DECODE_BASE64, _strings(input))
 
 
 def _decompress_kernel(xp, x, compression_type=""):
@@ -483,4 +483,4 @@ def decode_compressed(bytes, compression_type="", name=None):  # noqa: A002 - TF
     """Decompress each string (``compression_type`` ``""``, ``"ZLIB"`` or ``"GZIP"``)."""
     if compression_type not in ("", "ZLIB", "GZIP"):
         raise errors.invalid_argument("DecodeCompressed", f"Unsupported compression type: {compression_type}")
-    return run(DECODE_COMPRESSED, _strings(bytes), compression_type=compression_type)
+    return bind(DECODE_COMPRESSED, _strings(bytes), compression_type=compression_type)

@@ -22,8 +22,8 @@ from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import convert_to_tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
-from tensorlet._src.io._op import io_op, run, strings
-from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.io._op import io_op, strings
+from tensorlet._src.ops.registry import bind, tf_export
 
 __all__ = ["decode_png", "decode_jpeg", "decode_gif", "decode_bmp", "decode_image", "decode_and_crop_jpeg",
            "encode_png", "encode_jpeg", "is_jpeg", "extract_jpeg_shape"]
@@ -241,7 +241,7 @@ def decode_png(contents, channels=0, dtype=_dt.uint8, name=None):
     if d not in (_dt.uint8, _dt.uint16):
         raise errors.invalid_argument("DecodePng", f"Value for attr 'dtype' of {d.name} is not in the list of "
                                                    "allowed values: uint8, uint16")
-    return run(DECODE_PNG, strings(contents), channels=_check_channels(channels),
+    return bind(DECODE_PNG, strings(contents), channels=_check_channels(channels),
                dtype=d.name)
 
 
@@ -286,7 +286,7 @@ def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True, try_recover
     ``dct_method="INTEGER_ACCURATE"``); TF's default fast IDCT can differ by a few levels."""
     if int(ratio) not in (1, 2, 4, 8):
         raise errors.invalid_argument("DecodeJpeg", f"ratio must be 1, 2, 4, or 8, got {ratio}")
-    return run(DECODE_JPEG, strings(contents), channels=_check_channels(channels, (0, 1, 3)),
+    return bind(DECODE_JPEG, strings(contents), channels=_check_channels(channels, (0, 1, 3)),
                ratio=int(ratio), crop=None)
 
 
@@ -297,7 +297,7 @@ def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upsca
     cw = convert_to_tensor(crop_window, _dt.int32).numpy().tolist()
     if len(cw) != 4:
         raise errors.invalid_argument("DecodeAndCropJpeg", "crop_window must be a 1-D tensor of 4 elements")
-    return run(DECODE_JPEG, strings(contents), channels=_check_channels(channels, (0, 1, 3)),
+    return bind(DECODE_JPEG, strings(contents), channels=_check_channels(channels, (0, 1, 3)),
                ratio=int(ratio), crop=tuple(int(v) for v in cw))
 
 
@@ -319,7 +319,7 @@ DECODE_GIF = io_op("DecodeGif", _decode_gif_kernel, shape=lambda contents: _spec
 @tf_export("io.decode_gif", "image.decode_gif")
 def decode_gif(contents, name=None):
     """Decode every frame of a GIF: uint8 ``[frames, height, width, 3]``."""
-    return run(DECODE_GIF, strings(contents))
+    return bind(DECODE_GIF, strings(contents))
 
 
 def _decode_bmp_kernel(xp, contents, channels=0):
@@ -336,7 +336,7 @@ DECODE_BMP = io_op("DecodeBmp", _decode_bmp_kernel,
 @tf_export("io.decode_bmp", "image.decode_bmp")
 def decode_bmp(contents, channels=0, name=None):
     """Decode a BMP to uint8 ``[height, width, channels]``."""
-    return run(DECODE_BMP, strings(contents), channels=_check_channels(channels, (0, 1, 3, 4)))
+    return bind(DECODE_BMP, strings(contents), channels=_check_channels(channels, (0, 1, 3, 4)))
 
 
 def _decode_image_kernel(xp, contents, channels=0, dtype="uint8", expand_animations=True):
@@ -364,6 +364,14 @@ def _decode_image_kernel(xp, contents, channels=0, dtype="uint8", expand_animati
     return np.ascontiguousarray(a)
 
 
+def decode_image_array(data: bytes, channels=0, expand_animations=True) -> np.ndarray:
+    """``decode_image``'s uint8/uint16 result as a NumPy array, on the host directly (no op dispatch): for
+    loaders that decode many small files, e.g. ``keras.utils.image_dataset_from_directory``."""
+    contents = np.empty((), object)
+    contents[()] = bytes(data)  # a 0-d object array: no copy into an "S" array (which would drop trailing NULs)
+    return _decode_image_kernel(np, contents, channels=_check_channels(channels), expand_animations=expand_animations)
+
+
 DECODE_IMAGE = io_op("DecodeImage", _decode_image_kernel,
                      shape=lambda contents, channels=0, dtype="uint8", expand_animations=True: _spec(
                          None if expand_animations else [None, None, channels or None], _dt.as_dtype(dtype)))
@@ -376,7 +384,7 @@ def decode_image(contents, channels=None, dtype=_dt.uint8, name=None, expand_ani
     d = _dt.as_dtype(dtype)
     if d not in (_dt.uint8, _dt.uint16, _dt.float16, _dt.float32, _dt.float64):
         raise ValueError(f"`dtype` must be one of uint8, uint16, float16, float32, float64; got {d.name}")
-    return run(DECODE_IMAGE, strings(contents), channels=_check_channels(channels),
+    return bind(DECODE_IMAGE, strings(contents), channels=_check_channels(channels),
                dtype=d.name, expand_animations=bool(expand_animations))
 
 
@@ -409,7 +417,7 @@ ENCODE_PNG = io_op("EncodePng", _encode_png_kernel, shape=lambda image, compress
 @tf_export("io.encode_png", "image.encode_png")
 def encode_png(image, compression=-1, name=None):
     """PNG bytes of a uint8/uint16 ``[height, width, channels]`` image (``compression`` 0-9, -1 = default)."""
-    return run(ENCODE_PNG, convert_to_tensor(image), compression=int(compression))
+    return bind(ENCODE_PNG, convert_to_tensor(image), compression=int(compression))
 
 
 def _encode_jpeg_kernel(xp, image, fmt="", quality=95, progressive=False, optimize_size=False,
@@ -437,7 +445,7 @@ def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=F
                 chroma_downsampling=True, density_unit="in", x_density=300, y_density=300, xmp_metadata="",
                 name=None):
     """JPEG bytes of a uint8 ``[height, width, 1 or 3]`` image."""
-    return run(ENCODE_JPEG, convert_to_tensor(image), fmt=format, quality=int(quality), progressive=bool(progressive),
+    return bind(ENCODE_JPEG, convert_to_tensor(image), fmt=format, quality=int(quality), progressive=bool(progressive),
                optimize_size=bool(optimize_size), chroma_downsampling=bool(chroma_downsampling),
                density_unit=density_unit, x_density=int(x_density), y_density=int(y_density),
                xmp_metadata=xmp_metadata)
@@ -453,7 +461,7 @@ IS_JPEG = io_op("IsJpeg", _is_jpeg_kernel, shape=lambda contents: _spec([], _dt.
 @tf_export("io.is_jpeg", "image.is_jpeg")
 def is_jpeg(contents, name=None):
     """Whether the bytes start like a JPEG (a bool scalar)."""
-    return run(IS_JPEG, strings(contents))
+    return bind(IS_JPEG, strings(contents))
 
 
 def _jpeg_shape_kernel(xp, contents, output_type="int32"):
@@ -473,5 +481,5 @@ EXTRACT_JPEG_SHAPE = io_op("ExtractJpegShape", _jpeg_shape_kernel,
 @tf_export("io.extract_jpeg_shape", "image.extract_jpeg_shape")
 def extract_jpeg_shape(contents, output_type=_dt.int32, name=None):
     """``[height, width, channels]`` of a JPEG without decoding the pixels."""
-    return run(EXTRACT_JPEG_SHAPE, strings(contents),
+    return bind(EXTRACT_JPEG_SHAPE, strings(contents),
                output_type=_dt.as_dtype(output_type).name)

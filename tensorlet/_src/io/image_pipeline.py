@@ -12,11 +12,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework.tensor import convert_to_tensor
 from tensorlet._src.ops.image_ops import adjust_brightness, adjust_contrast, convert_image_dtype
 from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.ops import array_misc, array_ops, creation, math_unary
+from tensorlet._src.ops.array_extra import get_static_value
+from tensorlet._src.ops.array_misc import stop_gradient, tensordot, where
+from tensorlet._src.ops.array_ops import concat, pad, reshape, reverse, stack
+from tensorlet._src.ops.creation import ones_like, zeros_like
+from tensorlet._src.ops.gather_scatter import gather
+from tensorlet._src.ops.math_binary import cast, divide_no_nan, equal, floormod, maximum, minimum
+from tensorlet._src.ops.math_extra import clip_by_value
+from tensorlet._src.ops.math_unary import floor
+from tensorlet._src.ops.nn_conv_transpose import depthwise_conv2d
+from tensorlet._src.ops.random_gen import uniform
+from tensorlet._src.ops.random_stateless import stateless_uniform
+from tensorlet._src.ops.gradient_marks import no_gradient_mark
 
 __all__ = ["rgb_to_hsv", "hsv_to_rgb", "rgb_to_yiq", "yiq_to_rgb", "rgb_to_yuv", "yuv_to_rgb", "adjust_hue",
            "adjust_saturation", "random_hue", "random_saturation", "random_crop", "stateless_random_crop",
@@ -53,32 +65,32 @@ def rgb_to_hsv(images, name=None):
     x = convert_to_tensor(images)
     _channel3(x)
     r, g, b = x[..., 0], x[..., 1], x[..., 2]
-    value = T.maximum(T.maximum(r, g), b)
-    rng = value - T.minimum(T.minimum(r, g), b)
-    zero = T.zeros_like(value)
-    sat = T.where(value > 0, T.math.divide_no_nan(rng, value), zero)
-    norm = T.math.divide_no_nan(T.ones_like(rng), 6.0 * rng)
-    hue = T.where(T.equal(r, value), norm * (g - b),
-                  T.where(T.equal(g, value), norm * (b - r) + 2.0 / 6.0, norm * (r - g) + 4.0 / 6.0))
-    hue = T.where(rng > 0, hue, zero)
-    hue = T.where(hue < 0, hue + 1.0, hue)
-    return T.stack([hue, sat, value], axis=-1)
+    value = maximum(maximum(r, g), b)
+    rng = value - minimum(minimum(r, g), b)
+    zero = zeros_like(value)
+    sat = where(value > 0, divide_no_nan(rng, value), zero)
+    norm = divide_no_nan(ones_like(rng), 6.0 * rng)
+    hue = where(equal(r, value), norm * (g - b),
+                  where(equal(g, value), norm * (b - r) + 2.0 / 6.0, norm * (r - g) + 4.0 / 6.0))
+    hue = where(rng > 0, hue, zero)
+    hue = where(hue < 0, hue + 1.0, hue)
+    return stack([hue, sat, value], axis=-1)
 
 
 def _hsv_rgb(h, s, v):
     c = s * v
     m = v - c
     dh = h * 6.0
-    cat = T.floor(dh)
-    fmodu = T.math.floormod(dh, 2.0)
-    x = c * (1.0 - T.abs(fmodu - 1.0))
-    zero = T.zeros_like(c)
+    cat = floor(dh)
+    fmodu = floormod(dh, 2.0)
+    x = c * (1.0 - math_unary.abs(fmodu - 1.0))
+    zero = zeros_like(c)
     table = ((c, x, zero), (x, c, zero), (zero, c, x), (zero, x, c), (x, zero, c), (c, zero, x))
     out = []
     for ch in range(3):
         val = zero
         for k in range(6):
-            val = T.where(T.equal(cat, float(k)), table[k][ch], val)
+            val = where(equal(cat, float(k)), table[k][ch], val)
         out.append(val + m)
     return out
 
@@ -88,7 +100,7 @@ def hsv_to_rgb(images, name=None):
     """HSV (all in [0, 1]) to RGB; the inverse of ``rgb_to_hsv``."""
     x = convert_to_tensor(images)
     _channel3(x)
-    return T.stack(_hsv_rgb(x[..., 0], x[..., 1], x[..., 2]), axis=-1)
+    return stop_gradient(stack(_hsv_rgb(x[..., 0], x[..., 1], x[..., 2]), axis=-1))  # TF: HSVToRGB not differentiable
 
 
 _RGB_TO_YIQ = [[0.299, 0.59590059, 0.2115], [0.587, -0.27455667, -0.52273617], [0.114, -0.32134392, 0.31119955]]
@@ -101,7 +113,7 @@ def _color_matrix(images, m):
     x = convert_to_tensor(images)
     _channel3(x)
     k = convert_to_tensor(np.asarray(m, x.dtype._np if x.dtype.is_floating else np.float32), dtype=x.dtype)
-    return T.tensordot(x, k, axes=[[x.shape.rank - 1], [0]])
+    return tensordot(x, k, axes=[[x.shape.rank - 1], [0]])
 
 
 @tf_export("image.rgb_to_yiq")
@@ -138,10 +150,12 @@ def _hsv_adjust(image, hue_delta=None, sat_factor=None):
     hsv = rgb_to_hsv(flt)
     h, s, v = hsv[..., 0], hsv[..., 1], hsv[..., 2]
     if hue_delta is not None:
-        h = T.math.floormod(h + T.cast(hue_delta, flt.dtype), 1.0)
+        h = floormod(h + cast(hue_delta, flt.dtype), 1.0)
     if sat_factor is not None:
-        s = T.clip_by_value(s * T.cast(sat_factor, flt.dtype), 0.0, 1.0)
-    out = T.stack(_hsv_rgb(h, s, v), axis=-1)
+        s = clip_by_value(s * cast(sat_factor, flt.dtype), 0.0, 1.0)
+    out = stack(_hsv_rgb(h, s, v), axis=-1)
+    # TF's AdjustHue/AdjustSaturation kernels have no gradient: LookupError, as in TF
+    out = no_gradient_mark(out, "AdjustHue" if hue_delta is not None else "AdjustSaturation")
     return convert_image_dtype(out, orig)
 
 
@@ -177,8 +191,8 @@ def _static(v):
 
 def _uniform(shape, lo, hi, seed, stateless, dtype=_dt.float32):
     if stateless:
-        return T.random.stateless_uniform(shape, seed=seed, minval=lo, maxval=hi, dtype=dtype)
-    return T.random.uniform(shape, lo, hi, dtype=dtype, seed=seed)
+        return stateless_uniform(shape, seed=seed, minval=lo, maxval=hi, dtype=dtype)
+    return uniform(shape, lo, hi, dtype=dtype, seed=seed)
 
 
 def _check_range(lower, upper, upper_word="upper", lower_word="lower"):
@@ -243,11 +257,11 @@ def _stateless_flip(image, axis_from_end, seed):
     rank = x.shape.rank
     if rank == 3:
         u = _uniform([], 0.0, 1.0, seed, True)
-        return T.where(u < 0.5, T.reverse(x, [3 - axis_from_end]), x)
+        return where(u < 0.5, reverse(x, [3 - axis_from_end]), x)
     if rank == 4:  # TF blends with round(u) per image
-        n = T.shape(x)[0]
-        flips = T.cast(T.round(T.reshape(_uniform(T.reshape(n, [1]), 0.0, 1.0, seed, True), [-1, 1, 1, 1])), x.dtype)
-        return flips * T.reverse(x, [4 - axis_from_end]) + (1 - flips) * x
+        n = array_misc.shape(x)[0]
+        flips = cast(math_unary.round(reshape(_uniform(reshape(n, [1]), 0.0, 1.0, seed, True), [-1, 1, 1, 1])), x.dtype)
+        return flips * reverse(x, [4 - axis_from_end]) + (1 - flips) * x
     raise ValueError(f"'image' (shape {x.shape}) must have either 3 or 4 dimensions.")
 
 
@@ -268,25 +282,25 @@ def stateless_random_flip_up_down(image, seed):
 def _crop(value, size, seed, stateless):
     x = convert_to_tensor(value)
     size = convert_to_tensor(size, dtype=_dt.int32)
-    s_static = T.get_static_value(size)
+    s_static = get_static_value(size)
     if s_static is not None and x.shape.is_fully_defined():
         have = np.asarray(x.shape.as_list())
         if have.shape != np.shape(s_static) or (have < np.asarray(s_static)).any():
             raise ValueError(f"Need value.shape >= size, got shape={x.shape.as_list()} size={list(s_static)}"
                              if have.shape == np.shape(s_static) else
                              f"Shapes {x.shape} and {list(s_static)} must have the same rank")
-    shape = T.shape(x)
+    shape = array_misc.shape(x)
     limit = shape - size + 1
-    draw = _uniform(T.shape(shape), 0, _dt.int32.max, seed, stateless, dtype=_dt.int32)
-    offset = T.math.floormod(draw, limit)
+    draw = _uniform(array_misc.shape(shape), 0, _dt.int32.max, seed, stateless, dtype=_dt.int32)
+    offset = floormod(draw, limit)
     if s_static is None:
-        return T.slice(x, offset, size)
+        return array_ops.slice(x, offset, size)
     # one gather per axis: tf.slice wants a static begin, and the offset is drawn at run time
     out = x
     for axis, n in enumerate(np.asarray(s_static).reshape(-1).tolist()):
         if x.shape[axis] is not None and n == x.shape[axis]:
             continue
-        out = T.gather(out, offset[axis] + T.range(n), axis=axis)
+        out = gather(out, offset[axis] + creation.range(n), axis=axis)
     return out
 
 
@@ -319,7 +333,7 @@ def adjust_jpeg_quality(image, jpeg_quality, dct_method="", name=None):
     if q is not None and not 0 <= q <= 100:
         raise ValueError("jpeg_quality must be in range [0, 100].")
     u8 = convert_image_dtype(x, _dt.uint8, saturate=True)
-    out = codecs.decode_jpeg(codecs.encode_jpeg(u8, quality=int(T.get_static_value(jpeg_quality)
+    out = codecs.decode_jpeg(codecs.encode_jpeg(u8, quality=int(get_static_value(jpeg_quality)
                                                                  if not isinstance(jpeg_quality, (int, float))
                                                                  else jpeg_quality)),
                              channels=int(u8.shape[-1]) if u8.shape[-1] is not None else 0)
@@ -359,7 +373,7 @@ def sobel_edges(image):
     k = np.stack([ky, ky.T], axis=-1)  # [3, 3, 2]
     d = x.shape[-1]
     kern = np.tile(k[:, :, None, :], (1, 1, d, 1)).astype(x.dtype._np)  # [3, 3, d, 2]
-    padded = T.pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
-    out = T.nn.depthwise_conv2d(padded, convert_to_tensor(kern), strides=[1, 1, 1, 1], padding="VALID")
-    shape = T.shape(out)
-    return T.reshape(out, T.concat([shape[:3], [d, 2]], axis=0))
+    padded = pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
+    out = depthwise_conv2d(padded, convert_to_tensor(kern), strides=[1, 1, 1, 1], padding="VALID")
+    shape = array_misc.shape(out)
+    return reshape(out, concat([shape[:3], [d, 2]], axis=0))

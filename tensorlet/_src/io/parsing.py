@@ -22,9 +22,13 @@ from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import convert_to_tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
-from tensorlet._src.io._op import io_op, run, strings
+from tensorlet._src.io._op import io_op, strings
 from tensorlet._src.io.sparse import SparseTensor
-from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.ops.registry import bind, tf_export
+from tensorlet._src.ops.array_ops import concat, expand_dims
+from tensorlet._src.ops.gather_scatter import gather
+from tensorlet._src.ops.reduce import reduce_sum
+from tensorlet._src.ops.scan_sort import argsort, cumprod
 
 __all__ = ["FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "SparseFeature", "RaggedFeature",
            "parse_example", "parse_single_example", "parse_sequence_example", "parse_single_sequence_example"]
@@ -375,27 +379,23 @@ def _assemble(spec, flat, features):
 
 def _sparse_feature(f, parts):
     """Combine a SparseFeature's index and value features into one SparseTensor (eager or traced)."""
-    from tensorlet._src.autodiff import lazy as T
-
     keys = [f.index_key] if isinstance(f.index_key, str) else list(f.index_key)
     sizes = [f.size] if isinstance(f.size, int) else list(f.size)
     vals = parts[f.value_key]
     lead = vals.indices[:, :-1]  # the batch index (if any)
-    cols = [T.expand_dims(parts[k].values, 1) for k in keys]
-    indices = T.concat([lead] + cols, axis=1) if lead.shape[1] else T.concat(cols, axis=1)
-    shape = T.concat([vals.dense_shape[:-1], convert_to_tensor(sizes, dtype=_dt.int64)], axis=0)
+    cols = [expand_dims(parts[k].values, 1) for k in keys]
+    indices = concat([lead] + cols, axis=1) if lead.shape[1] else concat(cols, axis=1)
+    shape = concat([vals.dense_shape[:-1], convert_to_tensor(sizes, dtype=_dt.int64)], axis=0)
     st = SparseTensor._make(indices, vals.values, shape)
     if not f.already_sorted:
-        order = T.argsort(_linear(indices, shape), stable=True)
-        st = SparseTensor._make(T.gather(indices, order), T.gather(vals.values, order), shape)
+        order = argsort(_linear(indices, shape), stable=True)
+        st = SparseTensor._make(gather(indices, order), gather(vals.values, order), shape)
     return st
 
 
 def _linear(indices, shape):
-    from tensorlet._src.autodiff import lazy as T
-
-    strides = T.math.cumprod(shape, reverse=True, exclusive=True)
-    return T.reduce_sum(indices * strides, axis=1)
+    strides = cumprod(shape, reverse=True, exclusive=True)
+    return reduce_sum(indices * strides, axis=1)
 
 
 def _names(example_names):
@@ -415,7 +415,7 @@ def parse_example(serialized, features, example_names=None, name=None):
     """
     spec = _spec(features, "ParseExampleV2")
     x = strings(serialized)
-    flat = run(PARSE_EXAMPLE, x, spec=spec, names=_names(example_names))
+    flat = bind(PARSE_EXAMPLE, x, spec=spec, names=_names(example_names))
     return _assemble(spec, flat, features)
 
 
@@ -432,7 +432,7 @@ def parse_single_example(serialized, features, example_names=None, name=None):
     x = strings(serialized)
     if x.shape.rank is not None and x.shape.rank != 0:
         raise ValueError("Input serialized must be a scalar")
-    flat = run(PARSE_EXAMPLE, x, spec=spec, names=_names(example_names))
+    flat = bind(PARSE_EXAMPLE, x, spec=spec, names=_names(example_names))
     return _assemble(spec, flat, features)
 
 
@@ -564,7 +564,7 @@ def _run_sequence(serialized, context_features, sequence_features, names):
     context = _spec(context_features, "ParseSequenceExampleV2") if context_features else ((), ())
     sequence = _seq_spec(sequence_features)
     x = strings(serialized)
-    flat = run(PARSE_SEQUENCE, x, context=context, sequence=sequence, names=names)
+    flat = bind(PARSE_SEQUENCE, x, context=context, sequence=sequence, names=names)
     nc = 3 * len(context[0]) + len(context[1])
     ns = 3 * len(sequence[0]) + len(sequence[1])
     ctx_out = _assemble(context, flat[:nc], context_features) if context_features else {}

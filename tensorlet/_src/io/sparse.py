@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.data.structure import TensorSpec, TypeSpec
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
@@ -22,6 +21,14 @@ from tensorlet._src.framework.tensor import EagerTensor, convert_to_tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.io._op import io_op
 from tensorlet._src.ops.registry import bind, tf_export
+from tensorlet._src.ops import array_misc, math_unary
+from tensorlet._src.ops.array_misc import where
+from tensorlet._src.ops.array_ops import broadcast_to
+from tensorlet._src.ops.creation import zeros_like
+from tensorlet._src.ops.gather_scatter import gather_nd
+from tensorlet._src.ops.math_binary import multiply, not_equal, truediv
+from tensorlet._src.ops.math_unary import negative
+from tensorlet._src.ops.reduce import reduce_sum
 
 __all__ = ["SparseTensor", "SparseTensorSpec", "to_dense", "from_dense"]
 
@@ -108,23 +115,23 @@ class SparseTensor:
         other = convert_to_tensor(other, dtype_hint=self.dtype)
         if other.shape.rank == 0:
             return self.with_values(fn(self._values, other))
-        dense = T.broadcast_to(other, self._dense_shape)
-        return self.with_values(fn(self._values, T.gather_nd(dense, self._indices)))
+        dense = broadcast_to(other, self._dense_shape)
+        return self.with_values(fn(self._values, gather_nd(dense, self._indices)))
 
     def __mul__(self, other):
-        return self._cwise(other, T.multiply)
+        return self._cwise(other, multiply)
 
     def __truediv__(self, other):
-        return self._cwise(other, T.truediv)
+        return self._cwise(other, truediv)
 
     def __div__(self, other):
         return self.__truediv__(other)
 
     def __neg__(self):
-        return self.with_values(T.negative(self._values))
+        return self.with_values(negative(self._values))
 
     def __abs__(self):
-        return self.with_values(T.abs(self._values))
+        return self.with_values(math_unary.abs(self._values))
 
     def __bool__(self):
         raise TypeError("Using a SparseTensor as a Python bool is not allowed.")
@@ -276,8 +283,8 @@ def _sparse_to_dense_kernel(xp, indices, output_shape, values, default_value, va
 
 
 def _sparse_to_dense_grad(g, ans, indices, output_shape, values, default_value, validate_indices=True):
-    gv = T.gather_nd(g, indices)
-    gd = T.reduce_sum(g) - T.reduce_sum(gv)
+    gv = gather_nd(g, indices)
+    gd = reduce_sum(g) - reduce_sum(gv)
     return None, None, gv, gd
 
 
@@ -321,7 +328,7 @@ def from_dense(tensor, name=None):
     [[0, 1], [1, 0]]
     """
     x = convert_to_tensor(tensor)
-    indices = T.where(T.not_equal(x, T.zeros_like(x)))
-    values = T.gather_nd(x, indices)
-    shape = T.shape(x, out_type=_dt.int64)
+    indices = where(not_equal(x, zeros_like(x)))
+    values = gather_nd(x, indices)
+    shape = array_misc.shape(x, out_type=_dt.int64)
     return SparseTensor._make(indices, values, shape, x.shape)

@@ -64,7 +64,8 @@ def compression_string(options) -> str:
 class TFRecordOptions:
     """Options of a TFRecord file: compression (``""``, ``"ZLIB"``, ``"GZIP"``) and zlib settings.
 
-    >>> tf.io.TFRecordWriter("/tmp/data.tfrecord.gz", tf.io.TFRecordOptions(compression_type="GZIP"))
+    >>> tf.io.TFRecordOptions(compression_type="GZIP").compression_type
+    'GZIP'
     """
 
     compression_type_map = {0: "", 1: "ZLIB", 2: "GZIP"}
@@ -228,6 +229,13 @@ class _Plain:
     def skip(self, n):
         self.f.seek(n, os.SEEK_CUR)
 
+    def remaining(self):
+        """Bytes left in the file (a declared record length beyond it is refused before allocating)."""
+        try:
+            return os.fstat(self.f.fileno()).st_size - self.f.tell()
+        except OSError:
+            return None
+
 
 _ZERR = re.compile(r"Error (-?\d+) while (?:decompressing data|flushing)(?::\s*(.*))?")
 
@@ -288,6 +296,9 @@ class _Inflate:
             out.append(piece)
             got += len(piece)
         return b"".join(out)
+
+    def remaining(self):
+        return None  # unknown before inflating; reading grows only with the data that inflates
 
     def skip(self, n):
         while n > 0:
@@ -350,67 +361,100 @@ def iter_records(path, compression_type="", offsets=False, *, start_offset=0, bl
     """
     path = _fspath(path)
     kind = compression_string(compression_type)
-    block = int(block_size or READ_BLOCK)
     f, src = _open_source(path, kind)
     try:
-        base = int(start_offset)  # stream offset of buf[0]
-        if base:
-            src.skip(base)
-        buf = b""
-        unpack = _LEN.unpack_from
-        while True:
-            chunk = src.read(block)
-            at_end = not chunk
-            if chunk:
-                buf = buf + chunk if buf else chunk
-            size = len(buf)
-            starts, lengths = [], []
-            p = 0
-            while p + 12 <= size:
-                ln = unpack(buf, p)[0]
-                if p + 16 + ln > size:
-                    break
-                starts.append(p)
-                lengths.append(ln)
-                p += 16 + ln
-            if starts:
-                st = np.array(starts, np.int64)
-                ln_arr = np.array(lengths, np.int64)
-                bad, what = _first_bad(buf, st, ln_arr)
-                stop = len(starts) if bad is None else bad
-                mv = buf
-                if offsets:
-                    for i in range(stop):
-                        s = starts[i]
-                        yield base + s, mv[s + 12:s + 12 + lengths[i]]
-                else:
-                    for i in range(stop):
-                        s = starts[i]
-                        yield mv[s + 12:s + 12 + lengths[i]]
-                if bad is not None:
-                    off = base + starts[bad]
-                    raise _corrupted(path, off if what == "length" else off + 12)
-            if p:
-                buf = buf[p:]
-                base += p
-            # buf now holds at most one incomplete record
-            if len(buf) >= 12:
-                head = buf[:8]
-                if _crc.mask(_crc.crc32c(head)) != _U32.unpack_from(buf, 8)[0]:
-                    raise _corrupted(path, base)
-                need = 16 + unpack(buf, 0)[0] - len(buf)
-                if need > block and not at_end:  # a record larger than a block: read the rest at once
-                    more = src.read(need)
-                    buf += more
-                    if len(more) < need:
-                        raise _data_loss(path, f"truncated record at {base}' failed with {src.truncated}")
-                    continue
-            if at_end:
-                error = getattr(src, "error", None)
-                if error is not None:
-                    raise error
-                if len(buf) >= 12:
-                    raise _data_loss(path, f"truncated record at {base}' failed with {src.truncated}")
-                return
+        yield from _records_of(src, path, offsets, start_offset, block_size)
     finally:
         f.close()
+
+
+class _Buffer:
+    """Records already in memory (a stream decompressed by the caller)."""
+
+    truncated = "Read less bytes than requested"
+
+    def __init__(self, data):
+        self.mv = memoryview(data)
+        self.pos = 0
+
+    def read(self, n):
+        out = bytes(self.mv[self.pos:self.pos + n])
+        self.pos += len(out)
+        return out
+
+    def skip(self, n):
+        self.pos = min(len(self.mv), self.pos + n)
+
+    def remaining(self):
+        return len(self.mv) - self.pos
+
+
+def iter_buffer_records(data, name):
+    """:func:`iter_records` over TFRecord bytes in memory (``name`` is used in error messages)."""
+    return _records_of(_Buffer(data), name, False, 0, None)
+
+
+def _records_of(src, path, offsets, start_offset, block_size):
+    block = int(block_size or READ_BLOCK)
+    base = int(start_offset)  # stream offset of buf[0]
+    if base:
+        src.skip(base)
+    buf = b""
+    unpack = _LEN.unpack_from
+    while True:
+        chunk = src.read(block)
+        at_end = not chunk
+        if chunk:
+            buf = buf + chunk if buf else chunk
+        size = len(buf)
+        starts, lengths = [], []
+        p = 0
+        while p + 12 <= size:
+            ln = unpack(buf, p)[0]
+            if p + 16 + ln > size:
+                break
+            starts.append(p)
+            lengths.append(ln)
+            p += 16 + ln
+        if starts:
+            st = np.array(starts, np.int64)
+            ln_arr = np.array(lengths, np.int64)
+            bad, what = _first_bad(buf, st, ln_arr)
+            stop = len(starts) if bad is None else bad
+            mv = buf
+            if offsets:
+                for i in range(stop):
+                    s = starts[i]
+                    yield base + s, mv[s + 12:s + 12 + lengths[i]]
+            else:
+                for i in range(stop):
+                    s = starts[i]
+                    yield mv[s + 12:s + 12 + lengths[i]]
+            if bad is not None:
+                off = base + starts[bad]
+                raise _corrupted(path, off if what == "length" else off + 12)
+        if p:
+            buf = buf[p:]
+            base += p
+        # buf now holds at most one incomplete record
+        if len(buf) >= 12:
+            head = buf[:8]
+            if _crc.mask(_crc.crc32c(head)) != _U32.unpack_from(buf, 8)[0]:
+                raise _corrupted(path, base)
+            need = 16 + unpack(buf, 0)[0] - len(buf)
+            if need > block and not at_end:  # a record larger than a block: read the rest at once
+                left = src.remaining()
+                if left is not None and need > left:  # (a compressed stream grows only as data inflates)
+                    raise _data_loss(path, f"truncated record at {base}' failed with {src.truncated}")
+                more = src.read(need)
+                buf += more
+                if len(more) < need:
+                    raise _data_loss(path, f"truncated record at {base}' failed with {src.truncated}")
+                continue
+        if at_end:
+            error = getattr(src, "error", None)
+            if error is not None:
+                raise error
+            if len(buf) >= 12:
+                raise _data_loss(path, f"truncated record at {base}' failed with {src.truncated}")
+            return

@@ -12,7 +12,18 @@ from __future__ import annotations
 import types
 import weakref
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.framework.tensor import constant, convert_to_tensor
+from tensorlet._src.ops import creation
+from tensorlet._src.ops import math_unary
+from tensorlet._src.ops import nn_activations
+from tensorlet._src.ops.array_misc import shape, stop_gradient, where
+from tensorlet._src.ops.array_ops import reshape, split
+from tensorlet._src.ops.creation import fill, zeros_like
+from tensorlet._src.ops.math_binary import cast, maximum, minimum
+from tensorlet._src.ops.math_extra import clip_by_value
+from tensorlet._src.ops.math_unary import exp, expm1, sqrt, square
+from tensorlet._src.ops.reduce import reduce_logsumexp, reduce_max, reduce_sum
+from tensorlet._src.ops.scan_sort import cumsum, sort
 from tensorlet._src.keras import _objects
 from tensorlet._src.ops.registry import tf_export
 
@@ -48,11 +59,11 @@ def get_logits(output):
 
 
 def _t(x):
-    return T.convert_to_tensor(x)
+    return convert_to_tensor(x)
 
 
 def _c(v, x):
-    return T.constant(v, dtype=x.dtype)
+    return constant(v, dtype=x.dtype)
 
 
 # --- activations ------------------------------------------------------------------------------------------------
@@ -66,18 +77,18 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0, alpha=None):
     x = _t(x)
     if negative_slope != 0.0:
         if max_value is None and threshold == 0:
-            return T.nn.leaky_relu(x, alpha=negative_slope)
-        negative_part = T.nn.relu(-x + _c(threshold, x)) if threshold != 0 else T.nn.relu(-x)
+            return nn_activations.leaky_relu(x, alpha=negative_slope)
+        negative_part = nn_activations.relu(-x + _c(threshold, x)) if threshold != 0 else nn_activations.relu(-x)
     clip_max = max_value is not None
     if threshold != 0:
-        x = T.where(x > _c(threshold, x), x, T.zeros_like(x))
+        x = where(x > _c(threshold, x), x, zeros_like(x))
     elif max_value == 6:
-        x = T.nn.relu6(x)
+        x = nn_activations.relu6(x)
         clip_max = False
     else:
-        x = T.nn.relu(x)
+        x = nn_activations.relu(x)
     if clip_max:
-        x = T.clip_by_value(x, _c(0.0, x), _c(max_value, x))
+        x = clip_by_value(x, _c(0.0, x), _c(max_value, x))
     if negative_slope != 0.0:
         x = x - _c(negative_slope, x) * negative_part
     return x
@@ -86,13 +97,13 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0, alpha=None):
 @tf_export("keras.activations.leaky_relu")
 def leaky_relu(x, negative_slope=0.2):
     """``x`` if positive else ``negative_slope * x``."""
-    return T.nn.leaky_relu(_t(x), alpha=negative_slope)
+    return nn_activations.leaky_relu(_t(x), alpha=negative_slope)
 
 
 @tf_export("keras.activations.relu6")
 def relu6(x):
     """``min(max(x, 0), 6)``."""
-    return T.nn.relu6(_t(x))
+    return nn_activations.relu6(_t(x))
 
 
 @tf_export("keras.activations.softmax")
@@ -100,13 +111,13 @@ def softmax(x, axis=-1):
     """Softmax along ``axis`` (``None``: over all elements)."""
     x = _t(x)
     if axis is None:
-        out = T.reshape(T.nn.softmax(T.reshape(x, [-1]), axis=-1), T.shape(x))
+        out = reshape(nn_activations.softmax(reshape(x, [-1]), axis=-1), shape(x))
     elif isinstance(axis, (tuple, list)):
-        m = T.reduce_max(x, axis=axis, keepdims=True)
-        e = T.exp(x - T.stop_gradient(m))
-        out = e / T.reduce_sum(e, axis=axis, keepdims=True)
+        m = reduce_max(x, axis=axis, keepdims=True)
+        e = exp(x - stop_gradient(m))
+        out = e / reduce_sum(e, axis=axis, keepdims=True)
     else:
-        out = T.nn.softmax(x, axis=axis)
+        out = nn_activations.softmax(x, axis=axis)
     return _attach_logits(out, x)
 
 
@@ -115,38 +126,38 @@ def log_softmax(x, axis=-1):
     """``log(softmax(x))`` computed stably."""
     x = _t(x)
     if axis is None:
-        return T.reshape(T.nn.log_softmax(T.reshape(x, [-1]), axis=-1), T.shape(x))
+        return reshape(nn_activations.log_softmax(reshape(x, [-1]), axis=-1), shape(x))
     if isinstance(axis, (tuple, list)):
-        return x - T.reduce_logsumexp(x, axis=axis, keepdims=True)
-    return T.nn.log_softmax(x, axis=axis)
+        return x - reduce_logsumexp(x, axis=axis, keepdims=True)
+    return nn_activations.log_softmax(x, axis=axis)
 
 
 @tf_export("keras.activations.elu")
 def elu(x, alpha=1.0):
     """``x`` if positive else ``alpha * (exp(x) - 1)``."""
     x = _t(x)
-    res = T.nn.elu(x)
+    res = nn_activations.elu(x)
     if alpha == 1:
         return res
-    return T.where(x > _c(0, x), res, _c(alpha, x) * res)
+    return where(x > _c(0, x), res, _c(alpha, x) * res)
 
 
 @tf_export("keras.activations.selu")
 def selu(x):
     """Scaled ELU (``1.0507 * elu(x, 1.6733)``)."""
-    return T.nn.selu(_t(x))
+    return nn_activations.selu(_t(x))
 
 
 @tf_export("keras.activations.softplus")
 def softplus(x):
     """``log(exp(x) + 1)``."""
-    return T.math.softplus(_t(x))
+    return nn_activations.softplus(_t(x))
 
 
 @tf_export("keras.activations.softsign")
 def softsign(x):
     """``x / (abs(x) + 1)``."""
-    return T.nn.softsign(_t(x))
+    return nn_activations.softsign(_t(x))
 
 
 @tf_export("keras.activations.soft_shrink")
@@ -154,20 +165,20 @@ def soft_shrink(x, threshold=0.5):
     """Shrinks values toward zero by ``threshold``."""
     x = _t(x)
     th = _c(threshold, x)
-    return T.where(x > th, x - th, T.where(x < -th, x + th, T.zeros_like(x)))
+    return where(x > th, x - th, where(x < -th, x + th, zeros_like(x)))
 
 
 @tf_export("keras.activations.sparse_plus")
 def sparse_plus(x):
     """0 for ``x <= -1``, ``(x + 1)**2 / 4`` inside, ``x`` for ``x >= 1``."""
     x = _t(x)
-    return T.where(x <= _c(-1, x), T.zeros_like(x), T.where(x < _c(1, x), _c(0.25, x) * T.square(x + _c(1, x)), x))
+    return where(x <= _c(-1, x), zeros_like(x), where(x < _c(1, x), _c(0.25, x) * square(x + _c(1, x)), x))
 
 
 @tf_export("keras.activations.silu", "keras.activations.swish")
 def silu(x):
     """``x * sigmoid(x)``."""
-    return T.nn.silu(_t(x))
+    return nn_activations.silu(_t(x))
 
 
 swish = silu
@@ -177,13 +188,13 @@ swish = silu
 def squareplus(x, b=4):
     """``(x + sqrt(x**2 + b)) / 2``."""
     x = _t(x)
-    return (x + T.sqrt(T.square(x) + _c(b, x))) / _c(2, x)
+    return (x + sqrt(square(x) + _c(b, x))) / _c(2, x)
 
 
 @tf_export("keras.activations.gelu")
 def gelu(x, approximate=False):
     """Gaussian error linear unit (exact erf form unless ``approximate``)."""
-    return T.nn.gelu(_t(x), approximate=approximate)
+    return nn_activations.gelu(_t(x), approximate=approximate)
 
 
 @tf_export("keras.activations.celu")
@@ -191,7 +202,7 @@ def celu(x, alpha=1.0):
     """``max(x, 0) + alpha * expm1(min(x, 0) / alpha)``."""
     x = _t(x)
     a = _c(alpha, x)
-    return T.maximum(x, _c(0, x)) + a * T.math.expm1(T.minimum(x, _c(0, x)) / a)
+    return maximum(x, _c(0, x)) + a * expm1(minimum(x, _c(0, x)) / a)
 
 
 @tf_export("keras.activations.glu")
@@ -200,75 +211,75 @@ def glu(x, axis=-1):
     x = _t(x)
     if x.shape[axis] is not None and x.shape[axis] % 2 != 0:
         raise ValueError(f"axis size must be divisible by 2. Received: x.shape={x.shape} with axis={axis}")
-    x1, x2 = T.split(x, 2, axis=axis)
-    return x1 * T.sigmoid(x2)
+    x1, x2 = split(x, 2, axis=axis)
+    return x1 * math_unary.sigmoid(x2)
 
 
 @tf_export("keras.activations.tanh")
 def tanh(x):
     """Hyperbolic tangent."""
-    return T.tanh(_t(x))
+    return math_unary.tanh(_t(x))
 
 
 @tf_export("keras.activations.tanh_shrink")
 def tanh_shrink(x):
     """``x - tanh(x)``."""
     x = _t(x)
-    return x - T.tanh(x)
+    return x - math_unary.tanh(x)
 
 
 @tf_export("keras.activations.hard_tanh")
 def hard_tanh(x):
     """``clip(x, -1, 1)``."""
     x = _t(x)
-    return T.clip_by_value(x, _c(-1.0, x), _c(1.0, x))
+    return clip_by_value(x, _c(-1.0, x), _c(1.0, x))
 
 
 @tf_export("keras.activations.hard_shrink")
 def hard_shrink(x, threshold=0.5):
     """``x`` where ``|x| > threshold``, else 0."""
     x = _t(x)
-    return T.where(T.abs(x) > _c(threshold, x), x, T.zeros_like(x))
+    return where(math_unary.abs(x) > _c(threshold, x), x, zeros_like(x))
 
 
 @tf_export("keras.activations.threshold")
 def threshold(x, threshold, default_value):
     """``x`` where ``x > threshold``, else ``default_value``."""
     x = _t(x)
-    return T.where(x > _c(threshold, x), x, T.fill(T.shape(x), _c(default_value, x)))
+    return where(x > _c(threshold, x), x, fill(shape(x), _c(default_value, x)))
 
 
 @tf_export("keras.activations.sigmoid")
 def sigmoid(x):
     """``1 / (1 + exp(-x))``."""
     x = _t(x)
-    return _attach_logits(T.sigmoid(x), x)
+    return _attach_logits(math_unary.sigmoid(x), x)
 
 
 @tf_export("keras.activations.exponential")
 def exponential(x):
     """``exp(x)``."""
-    return T.exp(_t(x))
+    return exp(_t(x))
 
 
 @tf_export("keras.activations.hard_sigmoid")
 def hard_sigmoid(x):
     """Keras 3's piecewise-linear sigmoid: ``relu6(x + 3) / 6``."""
     x = _t(x)
-    return T.nn.relu6(x + _c(3.0, x)) / _c(6.0, x)
+    return nn_activations.relu6(x + _c(3.0, x)) / _c(6.0, x)
 
 
 @tf_export("keras.activations.log_sigmoid")
 def log_sigmoid(x):
     """``log(sigmoid(x))`` computed stably."""
-    return T.math.log_sigmoid(_t(x))
+    return math_unary.log_sigmoid(_t(x))
 
 
 @tf_export("keras.activations.sparse_sigmoid")
 def sparse_sigmoid(x):
     """0 below -1, 1 above 1, ``(x + 1) / 2`` between."""
     x = _t(x)
-    return T.where(x <= _c(-1, x), _c(0.0, x), T.where(x >= _c(1, x), _c(1.0, x), _c(0.5, x) * (x + _c(1, x))))
+    return where(x <= _c(-1, x), _c(0.0, x), where(x >= _c(1, x), _c(1.0, x), _c(0.5, x) * (x + _c(1, x))))
 
 
 @tf_export("keras.activations.hard_silu", "keras.activations.hard_swish")
@@ -291,24 +302,24 @@ def linear(x):
 def mish(x):
     """``x * tanh(softplus(x))``."""
     x = _t(x)
-    return x * T.tanh(T.math.softplus(x))
+    return x * math_unary.tanh(nn_activations.softplus(x))
 
 
 @tf_export("keras.activations.sparsemax")
 def sparsemax(x, axis=-1):
     """Euclidean projection of ``x`` onto the probability simplex along ``axis``."""
     x = _t(x)
-    srt = T.sort(x, direction="DESCENDING", axis=axis)
-    cum = T.cumsum(srt, axis=axis)
+    srt = sort(x, direction="DESCENDING", axis=axis)
+    cum = cumsum(srt, axis=axis)
     rank = len(x.shape)
-    r = T.range(1, T.shape(x)[axis] + 1, dtype=x.dtype)
+    r = creation.range(1, shape(x)[axis] + 1, dtype=x.dtype)
     r_shape = [1] * rank
     r_shape[axis] = -1
-    r = T.reshape(r, r_shape)
+    r = reshape(r, r_shape)
     support = srt - (cum - _c(1, x)) / r > _c(0, x)
-    k = T.reduce_sum(T.cast(support, x.dtype), axis=axis, keepdims=True)
-    tau = (T.reduce_sum(T.where(support, cum, T.zeros_like(cum)), axis=axis, keepdims=True) - _c(1, x)) / k
-    return T.maximum(x - tau, _c(0.0, x))
+    k = reduce_sum(cast(support, x.dtype), axis=axis, keepdims=True)
+    tau = (reduce_sum(where(support, cum, zeros_like(cum)), axis=axis, keepdims=True) - _c(1, x)) / k
+    return maximum(x - tau, _c(0.0, x))
 
 
 # --- get / serialize --------------------------------------------------------------------------------------------
@@ -328,7 +339,7 @@ def serialize(activation):
         name = activation.__name__
         if ALL_OBJECTS_DICT.get(name) is activation:
             return name
-        registered = _objects._registered_name(activation)
+        registered = _objects.registered_name(activation)
         if registered:
             return {"module": activation.__module__, "class_name": "function", "config": registered,
                     "registered_name": "function"}
@@ -340,12 +351,7 @@ def serialize(activation):
         return {"module": activation.__module__, "class_name": "function", "config": name,
                 "registered_name": "function"}
     if hasattr(activation, "get_config"):
-        try:
-            from tensorlet._src.keras.saving.serialization import serialize_keras_object
-
-            return serialize_keras_object(activation)
-        except ImportError:
-            return _objects.serialize_object(activation, "keras.layers")
+        return _objects.serialize_object(activation)
     raise ValueError(f"Unknown activation function '{activation}' cannot be serialized.")
 
 
@@ -363,14 +369,5 @@ def deserialize(config, custom_objects=None):
 @tf_export("keras.activations.get")
 def get(identifier):
     """An activation function from a name (``"relu"``), a config, or a callable; ``None`` gives ``linear``."""
-    if identifier is None:
-        return linear
-    if isinstance(identifier, dict):
-        obj = deserialize(identifier)
-    elif isinstance(identifier, str):
-        obj = ALL_OBJECTS_DICT.get(identifier) or _objects._custom_lookup(identifier, None)
-    else:
-        obj = identifier
-    if callable(obj):
-        return obj
-    raise ValueError(f"Could not interpret activation function identifier: {identifier}")
+    return _objects.get_object(identifier, "activation function", ALL_OBJECTS_DICT, deserialize, none=linear,
+                               instantiate=False)

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import collections
+import re
 import threading
 
 from tensorlet._src.ops.registry import tf_export
@@ -75,6 +76,14 @@ def get_uid(prefix=""):
     """1, 2, 3, ... per prefix: the counter behind automatic layer names (reset by ``clear_session``)."""
     _UIDS[prefix] += 1
     return _UIDS[prefix]
+
+
+def to_snake_case(name):
+    """Keras's object-name rule: ``"Conv2D"`` -> ``"conv2d"``, ``"MaxPooling2D"`` -> ``"max_pooling2d"``,
+    ``"MeanIoU"`` -> ``"mean_io_u"``, ``"AUC"`` -> ``"auc"``."""
+    name = re.sub(r"\W+", "", name)
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def auto_name(prefix):

@@ -6,17 +6,21 @@ array([0., 2.], dtype=float32)
 
 from __future__ import annotations
 
-import inspect
 
-from tensorlet._src.autodiff import lazy as T
-from tensorlet._src.keras import _objects
+from tensorlet._src.framework.tensor import convert_to_tensor
+from tensorlet._src.ops.creation import zeros_like
+from tensorlet._src.ops.math_binary import cast, maximum
+from tensorlet._src.ops.math_extra import clip_by_value
+from tensorlet._src.ops.math_unary import sqrt, square
+from tensorlet._src.ops.reduce import reduce_sum
+from tensorlet._src.keras import _objects, backend
 from tensorlet._src.ops.registry import tf_export
 
 _MODULE = "keras.constraints"
 
 
 def _norms(w, axis):
-    return T.sqrt(T.reduce_sum(T.square(w), axis=axis, keepdims=True))
+    return sqrt(reduce_sum(square(w), axis=axis, keepdims=True))
 
 
 @tf_export("keras.constraints.Constraint")
@@ -43,10 +47,10 @@ class MaxNorm(Constraint):
         self.axis = axis
 
     def __call__(self, w):
-        w = T.convert_to_tensor(w)
+        w = convert_to_tensor(w)
         norms = _norms(w, self.axis)
-        desired = T.clip_by_value(norms, T.cast(0, norms.dtype), T.cast(self.max_value, norms.dtype))
-        return w * (desired / (T.cast(_objects.epsilon(), norms.dtype) + norms))
+        desired = clip_by_value(norms, cast(0, norms.dtype), cast(self.max_value, norms.dtype))
+        return w * (desired / (cast(backend.epsilon(), norms.dtype) + norms))
 
     def get_config(self):
         return {"max_value": self.max_value, "axis": self.axis}
@@ -57,8 +61,8 @@ class NonNeg(Constraint):
     """Clips negative weights to zero."""
 
     def __call__(self, w):
-        w = T.convert_to_tensor(w)
-        return T.maximum(w, T.zeros_like(w))
+        w = convert_to_tensor(w)
+        return maximum(w, zeros_like(w))
 
 
 @tf_export("keras.constraints.UnitNorm", "keras.constraints.unit_norm")
@@ -69,9 +73,9 @@ class UnitNorm(Constraint):
         self.axis = axis
 
     def __call__(self, w):
-        w = T.convert_to_tensor(w)
+        w = convert_to_tensor(w)
         norms = _norms(w, self.axis)
-        return w / (T.cast(_objects.epsilon(), norms.dtype) + norms)
+        return w / (cast(backend.epsilon(), norms.dtype) + norms)
 
     def get_config(self):
         return {"axis": self.axis}
@@ -88,12 +92,12 @@ class MinMaxNorm(Constraint):
         self.axis = axis
 
     def __call__(self, w):
-        w = T.convert_to_tensor(w)
+        w = convert_to_tensor(w)
         norms = _norms(w, self.axis)
         dt = norms.dtype
-        clipped = T.clip_by_value(norms, T.cast(self.min_value, dt), T.cast(self.max_value, dt))
-        desired = T.cast(self.rate, dt) * clipped + T.cast(1 - self.rate, dt) * norms
-        return w * (desired / (T.cast(_objects.epsilon(), dt) + norms))
+        clipped = clip_by_value(norms, cast(self.min_value, dt), cast(self.max_value, dt))
+        desired = cast(self.rate, dt) * clipped + cast(1 - self.rate, dt) * norms
+        return w * (desired / (cast(backend.epsilon(), dt) + norms))
 
     def get_config(self):
         return {"min_value": self.min_value, "max_value": self.max_value, "rate": self.rate, "axis": self.axis}
@@ -101,13 +105,13 @@ class MinMaxNorm(Constraint):
 
 ALL_OBJECTS = (Constraint, MaxNorm, NonNeg, UnitNorm, MinMaxNorm)
 ALL_OBJECTS_DICT = {c.__name__: c for c in ALL_OBJECTS}
-ALL_OBJECTS_DICT.update({_objects.snake(c.__name__): c for c in ALL_OBJECTS})
+ALL_OBJECTS_DICT.update({backend.to_snake_case(c.__name__): c for c in ALL_OBJECTS})
 
 
 @tf_export("keras.constraints.serialize")
 def serialize(constraint):
     """The Keras 3 config dict of a constraint."""
-    return _objects.serialize_object(constraint, _MODULE)
+    return _objects.serialize_object(constraint)
 
 
 @tf_export("keras.constraints.deserialize")
@@ -119,14 +123,4 @@ def deserialize(config, custom_objects=None):
 @tf_export("keras.constraints.get")
 def get(identifier):
     """A constraint from a name (``"non_neg"``), config, class or callable; ``None`` stays ``None``."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        obj = deserialize(identifier)
-    elif isinstance(identifier, str):
-        obj = ALL_OBJECTS_DICT.get(identifier) or _objects._custom_lookup(identifier, None)
-    else:
-        obj = identifier
-    if callable(obj):
-        return obj() if inspect.isclass(obj) else obj
-    raise ValueError(f"Could not interpret constraint identifier: {identifier}")
+    return _objects.get_object(identifier, "constraint", ALL_OBJECTS_DICT, deserialize)

@@ -12,13 +12,18 @@ TensorShape([2, 3])
 
 from __future__ import annotations
 
-import inspect
 import math
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
-from tensorlet._src.keras import _objects
+from tensorlet._src.ops.array_ops import reshape, transpose
+from tensorlet._src.ops.creation import eye, ones, zeros
+from tensorlet._src.ops.linalg_decomp import qr
+from tensorlet._src.ops.linalg import diag_part
+from tensorlet._src.ops.math_binary import cast
+from tensorlet._src.ops.math_unary import sign
+from tensorlet._src.ops.random_stateless import stateless_normal, stateless_truncated_normal, stateless_uniform
+from tensorlet._src.keras import _objects, backend
 from tensorlet._src.ops.registry import tf_export
 
 _MODULE = "keras.initializers"
@@ -27,7 +32,7 @@ _MODULE = "keras.initializers"
 def _dtype(dtype):
     from tensorlet._src.framework import dtypes as D
 
-    return D.as_dtype(dtype if dtype is not None else _objects.floatx())
+    return D.as_dtype(dtype if dtype is not None else backend.floatx())
 
 
 def _shape(shape):
@@ -63,7 +68,7 @@ class Constant(Initializer):
 
     def __call__(self, shape, dtype=None):
         dtype = _dtype(dtype)
-        return T.cast(self.value, dtype) * T.ones(_shape(shape), dtype=dtype)
+        return cast(self.value, dtype) * ones(_shape(shape), dtype=dtype)
 
     def get_config(self):
         value = self.value
@@ -79,7 +84,7 @@ class Zeros(Initializer):
     """All zeros."""
 
     def __call__(self, shape, dtype=None):
-        return T.zeros(_shape(shape), dtype=_dtype(dtype))
+        return zeros(_shape(shape), dtype=_dtype(dtype))
 
 
 @tf_export("keras.initializers.Ones", "keras.initializers.ones")
@@ -87,7 +92,7 @@ class Ones(Initializer):
     """All ones."""
 
     def __call__(self, shape, dtype=None):
-        return T.ones(_shape(shape), dtype=_dtype(dtype))
+        return ones(_shape(shape), dtype=_dtype(dtype))
 
 
 @tf_export("keras.initializers.Identity", "keras.initializers.identity", "keras.initializers.IdentityInitializer")
@@ -103,7 +108,7 @@ class Identity(Initializer):
             raise ValueError("Identity matrix initializer can only be used for 2D matrices. "
                              f"Received: shape={shape} of rank {len(shape)}.")
         dtype = _dtype(dtype)
-        return T.cast(self.gain, dtype) * T.eye(shape[0], shape[1], dtype=dtype)
+        return cast(self.gain, dtype) * eye(shape[0], shape[1], dtype=dtype)
 
     def get_config(self):
         return {"gain": self.gain}
@@ -129,7 +134,7 @@ class RandomInitializer(Initializer):
     def get_config(self):
         seed = self._init_seed
         if seed is not None and not isinstance(seed, int) and hasattr(seed, "get_config"):
-            seed = _objects.serialize_object(seed, "keras.random")
+            seed = _objects.serialize_object(seed)
         return {"seed": seed}
 
 
@@ -143,7 +148,7 @@ class RandomNormal(RandomInitializer):
         super().__init__(seed=seed)
 
     def __call__(self, shape, dtype=None):
-        return T.random.stateless_normal(_shape(shape), seed=self._seed(), mean=self.mean, stddev=self.stddev,
+        return stateless_normal(_shape(shape), seed=self._seed(), mean=self.mean, stddev=self.stddev,
                                          dtype=_dtype(dtype))
 
     def get_config(self):
@@ -161,8 +166,8 @@ class RandomUniform(RandomInitializer):
 
     def __call__(self, shape, dtype=None):
         dtype = _dtype(dtype)
-        return T.random.stateless_uniform(_shape(shape), seed=self._seed(), minval=T.cast(self.minval, dtype),
-                                          maxval=T.cast(self.maxval, dtype), dtype=dtype)
+        return stateless_uniform(_shape(shape), seed=self._seed(), minval=cast(self.minval, dtype),
+                                          maxval=cast(self.maxval, dtype), dtype=dtype)
 
     def get_config(self):
         return {**super().get_config(), "minval": self.minval, "maxval": self.maxval}
@@ -178,7 +183,7 @@ class TruncatedNormal(RandomInitializer):
         super().__init__(seed=seed)
 
     def __call__(self, shape, dtype=None):
-        return T.random.stateless_truncated_normal(_shape(shape), seed=self._seed(), mean=self.mean,
+        return stateless_truncated_normal(_shape(shape), seed=self._seed(), mean=self.mean,
                                                    stddev=self.stddev, dtype=_dtype(dtype))
 
     def get_config(self):
@@ -231,14 +236,14 @@ class VarianceScaling(RandomInitializer):
         fan = {"fan_in": fan_in, "fan_out": fan_out}.get(self.mode, (fan_in + fan_out) / 2.0)
         scale = self.scale / max(1.0, fan)
         if self.distribution == "truncated_normal":
-            return T.random.stateless_truncated_normal(shape, seed=self._seed(), mean=0.0,
+            return stateless_truncated_normal(shape, seed=self._seed(), mean=0.0,
                                                        stddev=math.sqrt(scale) / 0.87962566103423978, dtype=dtype)
         if self.distribution == "untruncated_normal":
-            return T.random.stateless_normal(shape, seed=self._seed(), mean=0.0, stddev=math.sqrt(scale),
+            return stateless_normal(shape, seed=self._seed(), mean=0.0, stddev=math.sqrt(scale),
                                              dtype=dtype)
         limit = math.sqrt(3.0 * scale)
-        return T.random.stateless_uniform(shape, seed=self._seed(), minval=T.cast(-limit, dtype),
-                                          maxval=T.cast(limit, dtype), dtype=dtype)
+        return stateless_uniform(shape, seed=self._seed(), minval=cast(-limit, dtype),
+                                          maxval=cast(limit, dtype), dtype=dtype)
 
     def get_config(self):
         return {**super().get_config(), "scale": self.scale, "mode": self.mode, "distribution": self.distribution,
@@ -289,12 +294,12 @@ class Orthogonal(RandomInitializer):
                              f"shape={shape} of rank {len(shape)}.")
         dtype = _dtype(dtype)
         rows, cols = math.prod(shape[:-1]), shape[-1]
-        a = T.random.stateless_normal((max(rows, cols), min(rows, cols)), seed=self._seed(), dtype=dtype)
-        q, r = T.linalg.qr(a)
-        q = q * T.sign(T.linalg.diag_part(r))
+        a = stateless_normal((max(rows, cols), min(rows, cols)), seed=self._seed(), dtype=dtype)
+        q, r = qr(a)
+        q = q * sign(diag_part(r))
         if rows < cols:
-            q = T.transpose(q)
-        return T.cast(self.gain, dtype) * T.reshape(q, shape)
+            q = transpose(q)
+        return cast(self.gain, dtype) * reshape(q, shape)
 
     def get_config(self):
         return {**super().get_config(), "gain": self.gain}
@@ -303,7 +308,7 @@ class Orthogonal(RandomInitializer):
 ALL_OBJECTS = (Initializer, Constant, Identity, Ones, Zeros, GlorotNormal, GlorotUniform, HeNormal, HeUniform,
                LecunNormal, LecunUniform, Orthogonal, RandomNormal, RandomUniform, TruncatedNormal, VarianceScaling)
 ALL_OBJECTS_DICT = {c.__name__: c for c in ALL_OBJECTS}
-ALL_OBJECTS_DICT.update({_objects.snake(c.__name__): c for c in ALL_OBJECTS})
+ALL_OBJECTS_DICT.update({backend.to_snake_case(c.__name__): c for c in ALL_OBJECTS})
 ALL_OBJECTS_DICT.update({"IdentityInitializer": Identity, "normal": RandomNormal, "one": Ones,
                          "OrthogonalInitializer": Orthogonal, "uniform": RandomUniform, "zero": Zeros})
 
@@ -311,7 +316,7 @@ ALL_OBJECTS_DICT.update({"IdentityInitializer": Identity, "normal": RandomNormal
 @tf_export("keras.initializers.serialize")
 def serialize(initializer):
     """The Keras 3 config dict of an initializer."""
-    return _objects.serialize_object(initializer, _MODULE)
+    return _objects.serialize_object(initializer)
 
 
 @tf_export("keras.initializers.deserialize")
@@ -327,27 +332,18 @@ def get(identifier):
     >>> tf.keras.initializers.get("ones")((2,)).numpy()
     array([1., 1.], dtype=float32)
     """
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        obj = deserialize(identifier)
-    elif isinstance(identifier, str):
-        obj = deserialize({"class_name": identifier, "config": {}})
-    elif isinstance(identifier, (np.ndarray, np.generic)) or _is_tensor(identifier):
+    if isinstance(identifier, (np.ndarray, np.generic)) or _is_tensor(identifier):
         value = identifier
 
         def initialize_fn(shape, dtype=None):
             if tuple(_shape(shape)) != tuple(np.shape(value)):
                 raise ValueError(f"Expected `shape` to be {tuple(np.shape(value))} for direct tensor as initializer."
                                  f" Received shape={tuple(shape)}")
-            return T.cast(value, _dtype(dtype))
+            return cast(value, _dtype(dtype))
 
-        obj = initialize_fn
-    else:
-        obj = identifier
-    if callable(obj):
-        return obj() if inspect.isclass(obj) else obj
-    raise ValueError(f"Could not interpret initializer identifier: {identifier}")
+        return initialize_fn
+    return _objects.get_object(identifier, "initializer", ALL_OBJECTS_DICT, deserialize,
+                               by_name=lambda name: deserialize({"class_name": name, "config": {}}))
 
 
 def _is_tensor(x):

@@ -9,15 +9,15 @@ bfloat16); any dtype name is a plain policy.  ``LossScaleOptimizer`` lives in ``
 
 from __future__ import annotations
 
-from tensorlet._src.keras import _objects
+from tensorlet._src.keras import _objects, backend
 from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.framework.tensor import convert_to_tensor
+from tensorlet._src.ops.math_binary import cast
 
 _STATE = {"policy": None}
 
 
 def _standardize(name):
-    from tensorlet._src.keras import backend
-
     return backend.standardize_dtype(name)
 
 
@@ -57,14 +57,12 @@ class DTypePolicy:
 
     def convert_input(self, x, autocast, dtype):
         """Casts floating tensors to ``dtype`` when ``autocast`` (what a layer does to its inputs)."""
-        from tensorlet._src.autodiff import lazy as T
-
         dtype = _standardize(dtype)
         if not hasattr(x, "dtype") and hasattr(x, "__array__"):
-            x = T.convert_to_tensor(x)
+            x = convert_to_tensor(x)
         if hasattr(x, "dtype") and autocast and x.dtype.is_floating and x.dtype.name != dtype and \
                 _standardize(dtype) in ("float16", "bfloat16", "float32", "float64"):
-            x = T.cast(x, dtype)
+            x = cast(x, dtype)
         return x
 
     def get_config(self):
@@ -111,7 +109,7 @@ def dtype_policy():
     """The current global policy (``DTypePolicy(floatx())`` until one is set)."""
     policy = _STATE["policy"]
     if policy is None:
-        policy = DTypePolicy(_objects.floatx())
+        policy = DTypePolicy(backend.floatx())
         _STATE["policy"] = policy
     return policy
 

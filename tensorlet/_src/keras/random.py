@@ -11,6 +11,8 @@ layers give new values every step, eagerly and inside ``tf.function``.
 from __future__ import annotations
 
 from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.framework.tensor import constant
+from tensorlet._src.ops.array_misc import identity
 
 
 @tf_export("keras.random.SeedGenerator")
@@ -40,10 +42,8 @@ class SeedGenerator:
 
     def next(self, ordered=True):
         """The seed to use now; advances the state."""
-        from tensorlet._src.autodiff import lazy as T
-
-        value = T.identity(self.state.value())
-        self.state.assign_add(T.constant([0, 1], "int32"))
+        value = identity(self.state.value())
+        self.state.assign_add(constant([0, 1], "int32"))
         return value
 
     def get_config(self):

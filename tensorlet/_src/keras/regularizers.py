@@ -6,11 +6,16 @@
 
 from __future__ import annotations
 
-import inspect
 import math
 
-from tensorlet._src.autodiff import lazy as T
-from tensorlet._src.keras import _objects
+from tensorlet._src.framework.tensor import constant, convert_to_tensor
+from tensorlet._src.ops import math_unary
+from tensorlet._src.ops.creation import eye
+from tensorlet._src.ops.math_binary import cast, minimum
+from tensorlet._src.ops.math_unary import rsqrt, square
+from tensorlet._src.ops.matmul import matmul
+from tensorlet._src.ops.reduce import reduce_sum
+from tensorlet._src.keras import _objects, backend
 from tensorlet._src.ops.registry import tf_export
 
 _MODULE = "keras.regularizers"
@@ -46,12 +51,12 @@ class L1L2(Regularizer):
         self.l2 = _validate(0.0 if l2 is None else l2, "l2")
 
     def __call__(self, x):
-        x = T.convert_to_tensor(x)
-        reg = T.constant(0.0, dtype=x.dtype)
+        x = convert_to_tensor(x)
+        reg = constant(0.0, dtype=x.dtype)
         if self.l1 != 0.0:
-            reg = reg + T.cast(self.l1, x.dtype) * T.reduce_sum(T.abs(x))
+            reg = reg + cast(self.l1, x.dtype) * reduce_sum(math_unary.abs(x))
         if self.l2 != 0.0:
-            reg = reg + T.cast(self.l2, x.dtype) * T.reduce_sum(T.square(x))
+            reg = reg + cast(self.l2, x.dtype) * reduce_sum(square(x))
         return reg
 
     def get_config(self):
@@ -66,8 +71,8 @@ class L1(Regularizer):
         self.l1 = _validate(0.01 if l1 is None else l1, "l1")
 
     def __call__(self, x):
-        x = T.convert_to_tensor(x)
-        return T.cast(self.l1, x.dtype) * T.reduce_sum(T.abs(x))
+        x = convert_to_tensor(x)
+        return cast(self.l1, x.dtype) * reduce_sum(math_unary.abs(x))
 
     def get_config(self):
         return {"l1": self.l1}
@@ -81,8 +86,8 @@ class L2(Regularizer):
         self.l2 = _validate(0.01 if l2 is None else l2, "l2")
 
     def __call__(self, x):
-        x = T.convert_to_tensor(x)
-        return T.cast(self.l2, x.dtype) * T.reduce_sum(T.square(x))
+        x = convert_to_tensor(x)
+        return cast(self.l2, x.dtype) * reduce_sum(square(x))
 
     def get_config(self):
         return {"l2": self.l2}
@@ -100,21 +105,21 @@ class OrthogonalRegularizer(Regularizer):
         self.mode = mode
 
     def __call__(self, inputs):
-        inputs = T.convert_to_tensor(inputs)
+        inputs = convert_to_tensor(inputs)
         if len(inputs.shape) != 2:
             raise ValueError(f"Inputs to OrthogonalRegularizer must have rank 2. Received: inputs.shape={inputs.shape}")
         axis = 1 if self.mode == "rows" else 0
-        inv = T.minimum(T.math.rsqrt(T.reduce_sum(T.square(inputs), axis=axis, keepdims=True)),
-                        T.cast(1.0 / _objects.epsilon(), inputs.dtype))
+        inv = minimum(rsqrt(reduce_sum(square(inputs), axis=axis, keepdims=True)),
+                        cast(1.0 / backend.epsilon(), inputs.dtype))
         x = inputs * inv
         if self.mode == "rows":
-            product, size = T.matmul(x, x, transpose_b=True), inputs.shape[0]
+            product, size = matmul(x, x, transpose_b=True), inputs.shape[0]
         else:
-            product, size = T.matmul(x, x, transpose_a=True), inputs.shape[1]
-        off = product * (T.cast(1.0, inputs.dtype) - T.eye(size, dtype=inputs.dtype))
+            product, size = matmul(x, x, transpose_a=True), inputs.shape[1]
+        off = product * (cast(1.0, inputs.dtype) - eye(size, dtype=inputs.dtype))
         pairs = size * (size - 1.0) / 2.0
-        return T.cast(self.factor, inputs.dtype) * T.cast(0.5, inputs.dtype) * T.reduce_sum(T.abs(off)) / \
-            T.cast(pairs, inputs.dtype)
+        return cast(self.factor, inputs.dtype) * cast(0.5, inputs.dtype) * reduce_sum(math_unary.abs(off)) / \
+            cast(pairs, inputs.dtype)
 
     def get_config(self):
         return {"factor": self.factor, "mode": self.mode}
@@ -122,14 +127,14 @@ class OrthogonalRegularizer(Regularizer):
 
 ALL_OBJECTS = (Regularizer, L1, L2, L1L2, OrthogonalRegularizer)
 ALL_OBJECTS_DICT = {c.__name__: c for c in ALL_OBJECTS}
-ALL_OBJECTS_DICT.update({_objects.snake(c.__name__): c for c in ALL_OBJECTS})
+ALL_OBJECTS_DICT.update({backend.to_snake_case(c.__name__): c for c in ALL_OBJECTS})
 ALL_OBJECTS_DICT["l1_l2"] = L1L2  # tf.keras 2's name (Keras 3 only knows "l1l2")
 
 
 @tf_export("keras.regularizers.serialize")
 def serialize(regularizer):
     """The Keras 3 config dict of a regularizer."""
-    return _objects.serialize_object(regularizer, _MODULE)
+    return _objects.serialize_object(regularizer)
 
 
 @tf_export("keras.regularizers.deserialize")
@@ -141,14 +146,4 @@ def deserialize(config, custom_objects=None):
 @tf_export("keras.regularizers.get")
 def get(identifier):
     """A regularizer from a name (``"l2"``), config, class or callable; ``None`` stays ``None``."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        obj = deserialize(identifier)
-    elif isinstance(identifier, str):
-        obj = ALL_OBJECTS_DICT.get(identifier) or _objects._custom_lookup(identifier, None)
-    else:
-        obj = identifier
-    if callable(obj):
-        return obj() if inspect.isclass(obj) else obj
-    raise ValueError(f"Could not interpret regularizer identifier: {identifier}")
+    return _objects.get_object(identifier, "regularizer", ALL_OBJECTS_DICT, deserialize)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as D
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import EagerTensor, Tensor
@@ -134,10 +133,10 @@ def _partition_check(data, partitions, num_partitions):
 
 def _partition_grad(g, ans, data, partitions, num_partitions):
     # as TF: partition the positions the same way, then stitch the upstream gradients back into place
-    positions = T.reshape(T.range(T.size(partitions)), T.shape(partitions))
+    positions = array_ops.reshape(creation.range(array_misc.size(partitions)), array_misc.shape(partitions))
     parts = bind(DYNAMIC_PARTITION, positions, partitions, num_partitions=num_partitions)
     stitched = bind(DYNAMIC_STITCH, *parts, *g, n=num_partitions)
-    return T.reshape(stitched, T.shape(data)), None
+    return array_ops.reshape(stitched, array_misc.shape(data)), None
 
 
 def _stitch_rows(xp, arrays, n):
@@ -189,7 +188,8 @@ def _stitch_check(*inputs, n):
 DYNAMIC_PARTITION = defop("DynamicPartition", _partition_kernel, n_out=None, check=_partition_check,
                           grad=_partition_grad)
 DYNAMIC_STITCH = defop("DynamicStitch", _stitch_kernel, jax_impl=_stitch_jax, check=_stitch_check,
-                       grad=lambda g, ans, *inputs, n: (None,) * n + tuple(T.gather(g, i) for i in inputs[:n]))
+                       grad=lambda g, ans, *inputs, n: (None,) * n + tuple(gather_scatter.gather(g, i)
+                                                                           for i in inputs[:n]))
 
 
 def _int32(x, what):
@@ -441,3 +441,8 @@ def batch_to_space(input, block_shape, crops, name=None):  # noqa: A002 (TF's ar
         block_shape = [static(block_shape)] * 2
     block_shape, crops = _block_args(block_shape, crops)
     return bind(BATCH_TO_SPACE, t(input), block_shape=block_shape, crops=crops)
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import array_misc, array_ops, creation, gather_scatter  # noqa: E402

@@ -9,19 +9,16 @@ from __future__ import annotations
 import math
 import string
 
-import ml_dtypes
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
-from tensorlet._src.ops import creation as cr
 from tensorlet._src.ops import shapes
 from tensorlet._src.ops._helpers import mismatch, same_dtype, static, t
-from tensorlet._src.ops.array_ops import RESHAPE, _dims, broadcast_to, dense, expand_dims, int_list, reshape, transpose
 from tensorlet._src.ops.registry import NONDIFF, bind, defop, tf_export
+from tensorlet._src.ops.tfdef import TFDef
 
 D = _dt
 _sh = errors.shape_str
@@ -39,11 +36,12 @@ def _out_type(out_type, op_name, allow_any=False):
     return d._np
 
 
-SHAPE = defop("Shape", lambda xp, x, out_type: xp.asarray(x.shape, dtype=out_type), grad=NONDIFF)
+SHAPE = defop("Shape", lambda xp, x, out_type: xp.asarray(x.shape, dtype=out_type), grad=NONDIFF, shape_only=True)
 SHAPE_N = defop("ShapeN", lambda xp, *xs, out_type: tuple(xp.asarray(x.shape, dtype=out_type) for x in xs),
-                n_out=None, grad=NONDIFF)
-SIZE = defop("Size", lambda xp, x, out_type: xp.asarray(math.prod(x.shape), dtype=out_type), grad=NONDIFF)
-RANK = defop("Rank", lambda xp, x: xp.asarray(x.ndim, dtype=np.int32), grad=NONDIFF)
+                n_out=None, grad=NONDIFF, shape_only=True)
+SIZE = defop("Size", lambda xp, x, out_type: xp.asarray(math.prod(x.shape), dtype=out_type), grad=NONDIFF,
+              shape_only=True)
+RANK = defop("Rank", lambda xp, x: xp.asarray(x.ndim, dtype=np.int32), grad=NONDIFF, shape_only=True)
 _I32 = np.dtype(np.int32)
 
 
@@ -168,7 +166,8 @@ def _one_hot_kernel(xp, indices, on, off, depth, axis):
     return xp.where(hit, on, off)
 
 
-ONE_HOT = defop("OneHot", _one_hot_kernel, dtypes=(D.uint8, D.int8, D.int32, D.int64), grad=NONDIFF)
+ONE_HOT = defop("OneHot", _one_hot_kernel, dtypes=(D.uint8, D.int8, D.int32, D.int64), grad=NONDIFF,
+                tfdef=TFDef(consts=[("depth", 1, "int32")], from_tf=lambda a: {**a, "depth": int(a["depth"])}))
 
 
 @tf_export("one_hot")
@@ -229,8 +228,8 @@ def _select_check(c, x, y):
 def _select_grad(g, ans, c, x, y):
     """TF: the condition gets None; each branch gets ``g`` where it was selected and 0 elsewhere, unbroadcast."""
     g = dense(g)
-    zeros = T.zeros_like(g)
-    return None, T.unbroadcast(bind(SELECT, c, g, zeros), x), T.unbroadcast(bind(SELECT, c, zeros, g), y)
+    zeros = cr.zeros_like(g)
+    return None, unbroadcast(bind(SELECT, c, g, zeros), x), unbroadcast(bind(SELECT, c, zeros, g), y)
 
 
 SELECT = defop("SelectV2", lambda xp, c, x, y: xp.where(c, x, y), check=_select_check, grad=_select_grad)
@@ -272,7 +271,7 @@ EINSUM_TYPES = (D.bfloat16, D.float16, D.float32, D.float64, D.int32, D.int64, D
 
 def _einsum_kernel(xp, *xs, equation):
     if xp is np:
-        if xs[0].dtype == ml_dtypes.bfloat16:  # no bfloat16 BLAS: accumulate in float32
+        if _dt.is_bfloat16_np(xs[0].dtype):  # no bfloat16 BLAS: accumulate in float32
             return np.einsum(equation, *[a.astype(np.float32) for a in xs], optimize=len(xs) > 1).astype(xs[0].dtype)
         return np.einsum(equation, *xs, optimize=len(xs) > 1)
     return xp.einsum(equation, *xs)
@@ -358,7 +357,7 @@ def _einsum_grad(g, ans, *xs, equation):
     ins, outs = _einsum_labels(equation, shapes_)
     grads = []
     for i, x in enumerate(xs):
-        others = [(ins[j], T.math.conj(xs[j]) if xs[j].dtype.is_complex else xs[j]) for j in range(len(xs))
+        others = [(ins[j], math_unary.conj(xs[j]) if xs[j].dtype.is_complex else xs[j]) for j in range(len(xs))
                   if j != i]
         grads.append(_einsum_into(others + [(outs, g)], ins[i], shapes_[i], x.dtype))
     return tuple(grads)
@@ -480,3 +479,20 @@ def unravel_index(indices, dims, name=None):
     """
     idx = t(indices)
     return bind(UNRAVEL, idx, dims=tuple(int_list(dims, "UnravelIndex", "idx")))
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import math_unary  # noqa: E402
+from tensorlet._src.ops.grad_utils import unbroadcast  # noqa: E402
+from tensorlet._src.ops import creation as cr  # noqa: E402
+from tensorlet._src.ops.array_ops import (  # noqa: E402
+    RESHAPE,
+    _dims,
+    broadcast_to,
+    dense,
+    expand_dims,
+    int_list,
+    reshape,
+    transpose,
+)

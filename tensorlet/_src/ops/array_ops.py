@@ -8,15 +8,15 @@ import math
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
+from tensorlet._src.framework import tensor as _tensor
 from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
-from tensorlet._src.ops import creation as cr
 from tensorlet._src.ops import shapes
 from tensorlet._src.ops._helpers import mismatch, same_dtype, static, t
 from tensorlet._src.ops.registry import NONDIFF, bind, defop, tf_export
+from tensorlet._src.ops.tfdef import TFDef, int_tuple, scalar_axis
 
 D = _dt
 _sh = errors.shape_str
@@ -33,7 +33,7 @@ def _dims(x) -> tuple:
 
 def dense(g):
     """A gradient as a tensor: ``IndexedSlices`` (from gather) become dense, as TF's grad functions do."""
-    return g if isinstance(g, Tensor) else T.convert(g)
+    return g if isinstance(g, Tensor) else _tensor.convert_to_tensor(g)
 
 
 def _reshape_like(g, ans, x, **_):
@@ -73,7 +73,8 @@ def int_list(v, op_name, what="shape") -> list:
 
 # --- reshape -----------------------------------------------------------------------------------
 
-RESHAPE = defop("Reshape", lambda xp, x, shape: xp.reshape(x, shape), grad=_reshape_like)
+RESHAPE = defop("Reshape", lambda xp, x, shape: xp.reshape(x, shape), grad=_reshape_like,
+                tfdef=TFDef(consts=[("shape", 1, "int32")]))
 
 
 def _resolve_reshape(in_shape, shape):
@@ -140,7 +141,7 @@ def reshape(tensor, shape, name=None):
     if c not in (list, tuple) or not all(d.__class__ is int for d in shape):
         dyn = _dynamic_shape(shape)
         if dyn is not None:  # traced with a shape known only at run time (e.g. from tf.shape of a None dim)
-            from tensorlet._src.graph.control_ops import RESHAPE_DYN
+            from tensorlet._src.ops.dynamic_shape import RESHAPE_DYN
 
             return bind(RESHAPE_DYN, x, dyn)
         shape = int_list(shape, "Reshape", "shape")
@@ -167,7 +168,8 @@ def _inverse(perm) -> tuple:
 
 
 TRANSPOSE = defop("Transpose", lambda xp, x, perm: xp.transpose(x, perm),
-                  grad=lambda g, ans, x, perm: bind(TRANSPOSE, dense(g), perm=_inverse(perm)))
+                  grad=lambda g, ans, x, perm: bind(TRANSPOSE, dense(g), perm=_inverse(perm)),
+                  tfdef=TFDef(consts=[("perm", 1, "int32")], from_tf=int_tuple("perm")))
 CONJ_TRANSPOSE = defop("ConjugateTranspose", lambda xp, x, perm: xp.conj(xp.transpose(x, perm)),
                        grad=lambda g, ans, x, perm: bind(CONJ_TRANSPOSE, dense(g), perm=_inverse(perm)))
 
@@ -204,7 +206,7 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
 # --- expand_dims / squeeze ------------------------------------------------------------------------
 
 EXPAND_DIMS = defop("ExpandDims", lambda xp, x, axis: xp.reshape(x, x.shape[:axis] + (1,) + x.shape[axis:]),
-                    grad=_reshape_like)
+                    grad=_reshape_like, tfdef=TFDef(consts=[("axis", 1, "int32")], from_tf=scalar_axis))
 
 
 @tf_export("expand_dims")
@@ -229,7 +231,8 @@ def expand_dims(input, axis, name=None):  # noqa: A002 - TF's argument name
     return bind(EXPAND_DIMS, x, axis=ax % (rank + 1))
 
 
-SQUEEZE = defop("Squeeze", lambda xp, x, axis: xp.squeeze(x, axis=axis), grad=_reshape_like)
+SQUEEZE = defop("Squeeze", lambda xp, x, axis: xp.squeeze(x, axis=axis), grad=_reshape_like,
+                tfdef=TFDef(rename={"axis": "squeeze_dims"}, from_tf=lambda a: {**a, "axis": tuple(a["axis"]) or None}))
 
 
 @tf_export("squeeze")
@@ -279,7 +282,7 @@ def _concat_grad(g, ans, *xs, axis):
 
 
 CONCAT = defop("ConcatV2", lambda xp, *xs, axis: xp.concatenate(xs, axis=axis), check=_concat_check,
-               grad=_concat_grad)
+               grad=_concat_grad, tfdef=TFDef(consts=[("axis", -1, "int32")], from_tf=scalar_axis))
 
 
 def _as_list(values):
@@ -296,10 +299,10 @@ def concat(values, axis, name="concat"):
     array([1, 2, 3], dtype=int32)
     """
     if isinstance(values, (Tensor, np.ndarray)) or hasattr(values, "__tf_tensor__"):
-        return T.identity(values)  # one value, as in TF
+        return array_misc.identity(values)  # one value, as in TF
     values = list(values)
     if len(values) == 1:
-        return T.identity(values[0])
+        return array_misc.identity(values[0])
     if not values:
         raise errors.invalid_argument("ConcatV2", "ConcatOp : Expected a non-empty list of tensors")
     d0 = getattr(values[0], "_v", None)
@@ -351,6 +354,9 @@ def stack(values, axis=0, name="stack"):
     return bind(PACK, *xs, axis=axis % rank)
 
 
+_tensor.stack_hook = stack  # convert_to_tensor packs lists holding graph tensors with it
+
+
 def _unpack_kernel(xp, x, num, axis):
     y = xp.moveaxis(x, axis, 0)
     return tuple(y[i] for i in range(num))
@@ -396,8 +402,10 @@ def _split_grad(g, ans, x, axis, **_):
 
 
 SPLIT = defop("Split", lambda xp, x, num_split, axis: tuple(xp.split(x, num_split, axis=axis)), n_out=None,
-              grad=_split_grad)
-SPLITV = defop("SplitV", _split_kernel, n_out=None, grad=_split_grad)
+              grad=_split_grad, tfdef=TFDef(consts=[("axis", 0, "int32")], from_tf=scalar_axis))
+SPLITV = defop("SplitV", _split_kernel, n_out=None, grad=_split_grad,
+               tfdef=TFDef(consts=[("sizes", 1, "int32"), ("axis", 2, "int32")],
+                           from_tf=lambda a: scalar_axis(int_tuple("sizes")(a))))
 
 
 @tf_export("split")
@@ -453,10 +461,11 @@ def _tile_grad(g, ans, x, multiples):
     split = []
     for m, d in zip(multiples, _dims(x)):
         split += [m, d]
-    return T.reduce_sum(bind(RESHAPE, g, shape=tuple(split)), axis=list(range(0, len(split), 2)))
+    return reduce.reduce_sum(bind(RESHAPE, g, shape=tuple(split)), axis=list(range(0, len(split), 2)))
 
 
-TILE = defop("Tile", lambda xp, x, multiples: xp.tile(x, multiples) if multiples else x, grad=_tile_grad)
+TILE = defop("Tile", lambda xp, x, multiples: xp.tile(x, multiples) if multiples else x, grad=_tile_grad,
+             tfdef=TFDef(consts=[("multiples", 1, "int32")], from_tf=int_tuple("multiples")))
 
 
 @tf_export("tile")
@@ -538,13 +547,16 @@ def _mirror_pad_grad_kernel(xp, g, paddings, mode):
     return g
 
 
-PAD = defop("Pad", _pad_kernel, grad=lambda g, ans, x, paddings: _unpad(g, x, paddings))
+PAD = defop("Pad", _pad_kernel, grad=lambda g, ans, x, paddings: _unpad(g, x, paddings),
+            tfdef=TFDef(consts=[("paddings", 1, "int32")], from_tf=int_tuple("paddings")))
 # TF: constant_values gets no gradient
 PADV2 = defop("PadV2", lambda xp, x, c, paddings: xp.pad(x, paddings, constant_values=c),
-              grad=lambda g, ans, x, c, paddings: (_unpad(g, x, paddings), None))
+              grad=lambda g, ans, x, c, paddings: (_unpad(g, x, paddings), None),
+              tfdef=TFDef(consts=[("paddings", 1, "int32")], from_tf=int_tuple("paddings")))
 MIRROR_PAD = defop("MirrorPad", lambda xp, x, paddings, mode: xp.pad(x, paddings, mode=mode.lower()),
                    grad=lambda g, ans, x, paddings, mode: bind(MIRROR_PAD_GRAD, dense(g), paddings=paddings,
-                                                               mode=mode))
+                                                               mode=mode),
+                   tfdef=TFDef(consts=[("paddings", 1, "int32")], from_tf=int_tuple("paddings")))
 MIRROR_PAD_GRAD = defop("MirrorPadGrad", _mirror_pad_grad_kernel,
                         grad=lambda g, ans, x, paddings, mode: bind(MIRROR_PAD, dense(g), paddings=paddings,
                                                                     mode=mode))
@@ -600,7 +612,8 @@ def _slice_grad(g, ans, x, begin, size):
 
 
 SLICE = defop("Slice", lambda xp, x, begin, size: x[tuple(builtins.slice(b, b + s) for b, s in zip(begin, size))],
-              grad=_slice_grad)
+              grad=_slice_grad,
+              tfdef=TFDef(consts=[("begin", 1, "int32"), ("size", 2, "int32")], from_tf=int_tuple("begin", "size")))
 
 
 @tf_export("slice")
@@ -619,7 +632,7 @@ def slice(input_, begin, size, name=None):  # noqa: A001 - TF's name
             raise ValueError("tf.slice with a `begin` known only at run time (inside tf.function) needs an explicit "
                              f"`size` without -1 (XLA needs the result's shape), got size={s}")
         s = tuple(s)
-        from tensorlet._src.graph.control_ops import SLICE_DYN
+        from tensorlet._src.ops.dynamic_shape import SLICE_DYN
         from tensorlet._src.ops.math_binary import cast
 
         return bind(SLICE_DYN, x, cast(dyn, _dt.int32), size=s)
@@ -642,7 +655,8 @@ def slice(input_, begin, size, name=None):  # noqa: A001 - TF's name
 
 
 REVERSE = defop("ReverseV2", lambda xp, x, axis: xp.flip(x, axis=axis) if axis else x,
-                 grad=lambda g, ans, x, axis: bind(REVERSE, dense(g), axis=axis))
+                 grad=lambda g, ans, x, axis: bind(REVERSE, dense(g), axis=axis),
+                tfdef=TFDef(consts=[("axis", 1, "int32")], from_tf=int_tuple("axis")))
 
 
 @tf_export("reverse")
@@ -699,7 +713,8 @@ def _broadcast_kernel(xp, x, shape):
     return xp.broadcast_to(x, shape)
 
 
-BROADCAST_TO = defop("BroadcastTo", _broadcast_kernel, grad=lambda g, ans, x, shape: T.unbroadcast(dense(g), x))
+BROADCAST_TO = defop("BroadcastTo", _broadcast_kernel, grad=lambda g, ans, x, shape: unbroadcast(dense(g), x),
+                     tfdef=TFDef(consts=[("shape", 1, "int32")], from_tf=int_tuple("shape")))
 
 
 @tf_export("broadcast_to")
@@ -720,7 +735,7 @@ def broadcast_to(input, shape, name=None):  # noqa: A002 - TF's argument name
             return bind(BROADCAST_TO, x, shape=shape)
     dyn = _dynamic_shape(shape)
     if dyn is not None:  # traced, to a shape known only at run time
-        from tensorlet._src.graph.control_ops import BROADCAST_TO_DYN
+        from tensorlet._src.ops.dynamic_shape import BROADCAST_TO_DYN
 
         from tensorlet._src.ops.math_binary import cast
 
@@ -792,3 +807,10 @@ def broadcast_dynamic_shape(shape_x, shape_y):
 
         a, b = cast(a, D.int64), cast(b, D.int64)
     return bind(BROADCAST_ARGS, a, b)
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import creation as cr  # noqa: E402
+from tensorlet._src.ops import array_misc, reduce  # noqa: E402
+from tensorlet._src.ops.grad_utils import unbroadcast  # noqa: E402

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
+from tensorlet._src.framework import tensor
 from tensorlet._src.framework.tensor import EagerTensor, Tensor, _wrap, convert_to_tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.ops._helpers import mismatch, static, t
 from tensorlet._src.ops.registry import NONDIFF, bind, defop, tf_export
+from tensorlet._src.ops.tfdef import TFDef, int_tuple, range_from_tf, range_to_tf
 
 D = _dt
 
@@ -32,7 +33,7 @@ def _dynamic_dims(shape):
 
 
 def _fill_dyn(dims, value):
-    from tensorlet._src.graph.control_ops import FILL_DYN
+    from tensorlet._src.ops.dynamic_shape import FILL_DYN
     from tensorlet._src.ops.math_binary import cast
 
     return bind(FILL_DYN, cast(dims, D.int32), t(value))
@@ -95,12 +96,13 @@ def _ts_text(shape: TensorShape) -> str:
 
 
 def _dense(g):
-    return g if isinstance(g, Tensor) else T.convert(g)
+    return g if isinstance(g, Tensor) else tensor.convert_to_tensor(g)
 
 
 # TF: the value's gradient is the sum of the upstream gradient (the dims are an attr here)
 FILL = defop("Fill", lambda xp, value, shape: xp.full(shape, value, dtype=value.dtype),
-             grad=lambda g, ans, value, shape: T.reduce_sum(_dense(g)))
+             grad=lambda g, ans, value, shape: reduce.reduce_sum(_dense(g)),
+             tfdef=TFDef(consts=[("shape", 0, "int32")], from_tf=int_tuple("shape")))
 
 _SCALARS: dict = {}  # (dtype, 0 or 1) -> scalar EagerTensor, so zeros()/ones() convert nothing
 
@@ -282,7 +284,9 @@ def _range_kernel(xp, start, limit, delta, dtype):
     return xp.arange(n, dtype=d) * d.type(delta) + d.type(start)
 
 
-RANGE = defop("Range", _range_kernel, grad=NONDIFF)
+RANGE = defop("Range", _range_kernel, grad=NONDIFF,
+              tfdef=TFDef(consts=[("start", 0, None), ("limit", 1, None), ("delta", 2, None)], to_tf=range_to_tf,
+                          from_tf=range_from_tf))
 _I32_MIN, _I32_MAX = -(2**31), 2**31 - 1
 _I32, _I64 = np.dtype(np.int32), np.dtype(np.int64)
 
@@ -327,7 +331,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
                                                f"allowed values: bfloat16, half, float, double, int8, int16, int32, "
                                                f"int64, uint16, uint32, uint64")
     if any(not isinstance(a, EagerTensor) and getattr(a, "_const", None) is None for a in args):
-        from tensorlet._src.graph.control_ops import DYNAMIC_RANGE  # a range over values known only at run time
+        from tensorlet._src.ops.dynamic_shape import DYNAMIC_RANGE  # a range over values known only at run time
 
         from tensorlet._src.ops.math_binary import cast
 
@@ -373,9 +377,9 @@ def _linspace_grad(g, ans, start, stop, num, axis):
     shape = [1] * len(_shape_of(g))
     shape[axis] = num
     w = convert_to_tensor(t_np.astype(start.dtype._np).reshape(shape))
-    g_stop = T.reduce_sum(g * w, axis=axis)
-    g_start = T.reduce_sum(g, axis=axis) - g_stop
-    return T.unbroadcast(g_start, start), T.unbroadcast(g_stop, stop)
+    g_stop = reduce.reduce_sum(g * w, axis=axis)
+    g_start = reduce.reduce_sum(g, axis=axis) - g_stop
+    return unbroadcast(g_start, start), unbroadcast(g_stop, stop)
 
 
 def _shape_of(x) -> tuple:
@@ -450,3 +454,9 @@ def meshgrid(*args, **kwargs):
         shape[pos] = -1
         out.append(broadcast_to(reshape(x, shape), sizes))
     return out
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import reduce  # noqa: E402
+from tensorlet._src.ops.grad_utils import unbroadcast  # noqa: E402

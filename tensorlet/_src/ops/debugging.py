@@ -70,7 +70,7 @@ def _assert_check(cond, *data, summarize=3, label=None):
 
 
 ASSERT = defop("Assert", lambda xp, cond, *data, **attrs: (), n_out=None, check=_assert_check, grad=NONDIFF,
-               stateful=True)
+               stateful=True, host="sink")
 
 
 def _summarize_arg(summarize):
@@ -438,7 +438,7 @@ def _check_numerics_grad(g, ans, x, message=""):
                              f"{message.encode('utf-8')!r}")
 
 
-CHECK_NUMERICS = defop("CheckNumerics", lambda xp, x, message="": x, check=_check_numerics,
+CHECK_NUMERICS = defop("CheckNumerics", lambda xp, x, message="": x, check=_check_numerics, located=True,
                        dtypes=(D.bfloat16, D.float16, D.float32, D.float64), grad=_check_numerics_grad)
 
 
@@ -534,7 +534,8 @@ def _print_kernel(xp, s, output_stream="stderr", end="\n"):
     return ()
 
 
-PRINT_V2 = defop("PrintV2", _print_kernel, n_out=None, dtypes=(D.string,), grad=NONDIFF, stateful=True)
+PRINT_V2 = defop("PrintV2", _print_kernel, n_out=None, dtypes=(D.string,), grad=NONDIFF, stateful=True,
+                  host="sink")
 
 
 def _keys(d):

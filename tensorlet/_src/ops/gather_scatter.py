@@ -12,15 +12,12 @@ import math
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
-from tensorlet._src.framework.indexed_slices import IndexedSlices
 from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet._src.ops._helpers import mismatch, static, t
-from tensorlet._src.ops.array_misc import where
-from tensorlet._src.ops.array_ops import RESHAPE, TRANSPOSE, _dims, dense, int_list, reshape, squeeze
 from tensorlet._src.ops.registry import bind, defop, tf_export
+from tensorlet._src.ops.tfdef import TFDef, scalar_axis
 
 D = _dt
 _sh = errors.shape_str
@@ -76,21 +73,22 @@ def _gather_grad(g, ans, params, indices, axis, batch_dims):
     if axis == 0 and batch_dims == 0:
         n = math.prod(idd)
         values = bind(RESHAPE, g, shape=(n,) + tuple(pd[1:]))
-        return IndexedSlices(values, bind(RESHAPE, indices, shape=(n,)), T.shape(params)), None
+        return IndexedSlices(values, bind(RESHAPE, indices, shape=(n,)), array_misc.shape(params)), None
     # params [B, A, N, R] (B: batch dims, N: the gathered axis), indices [B, I], g [B, A, I, R]
     b, a, n, r = math.prod(pd[:batch_dims]), math.prod(pd[batch_dims:axis]), pd[axis], math.prod(pd[axis + 1:])
     i = math.prod(idd[batch_dims:])
     gt = bind(TRANSPOSE, bind(RESHAPE, g, shape=(b, a, i, r)), perm=(0, 2, 1, 3))  # [B, I, A, R]
-    ids = T.cast(bind(RESHAPE, indices, shape=(b, i)), D.int64)
+    ids = math_binary.cast(bind(RESHAPE, indices, shape=(b, i)), D.int64)
     if b > 1:
-        ids = ids + T.reshape(T.range(0, b * n, n, dtype=D.int64), [b, 1])  # row of each batch in [B*N]
+        ids = ids + array_ops.reshape(creation.range(0, b * n, n, dtype=D.int64), [b, 1])  # row of each batch in [B*N]
     out = bind(SCATTER_ND, bind(RESHAPE, ids, shape=(b * i, 1)), bind(RESHAPE, gt, shape=(b * i, a, r)),
                shape=(b * n, a, r))
     out = bind(TRANSPOSE, bind(RESHAPE, out, shape=(b, n, a, r)), perm=(0, 2, 1, 3))  # [B, A, N, R]
     return bind(RESHAPE, out, shape=tuple(pd)), None
 
 
-GATHER = defop("GatherV2", _gather_kernel, check=_gather_check, grad=_gather_grad)
+GATHER = defop("GatherV2", _gather_kernel, check=_gather_check, grad=_gather_grad,
+               tfdef=TFDef(consts=[("axis", 2, "int32")], from_tf=scalar_axis))
 
 
 @tf_export("gather")
@@ -175,18 +173,19 @@ def _gather_nd_grad(g, ans, params, indices, batch_dims):
     pd, idd = tuple(_dims(params)), tuple(_dims(indices))
     k = idd[-1]
     if k == 0:  # every index selects all of params (TF's ScatterNd rejects this; the sum is the gradient)
-        return T.reshape(T.reduce_sum(g, axis=list(range(len(idd) - 1))), pd), None
+        return array_ops.reshape(reduce.reduce_sum(g, axis=list(range(len(idd) - 1))), pd), None
     if batch_dims == 0:
         if len(idd) == 2 and k == 1:
             out_type = D.int64 if indices.dtype is D.int64 else D.int32
-            return IndexedSlices(g, bind(RESHAPE, indices, shape=idd[:1]), T.shape(params, out_type=out_type)), None
+            dense_shape = array_misc.shape(params, out_type=out_type)
+            return IndexedSlices(g, bind(RESHAPE, indices, shape=idd[:1]), dense_shape), None
         return bind(SCATTER_ND, indices, g, shape=pd), None
     b = math.prod(pd[:batch_dims])
     inner = idd[batch_dims:-1]
-    idx = T.cast(bind(RESHAPE, indices, shape=(b,) + inner + (k,)), D.int64)
-    rows = T.broadcast_to(T.reshape(T.range(b, dtype=D.int64), (b,) + (1,) * (len(inner) + 1)),
+    idx = math_binary.cast(bind(RESHAPE, indices, shape=(b,) + inner + (k,)), D.int64)
+    rows = array_ops.broadcast_to(array_ops.reshape(creation.range(b, dtype=D.int64), (b,) + (1,) * (len(inner) + 1)),
                           (b,) + inner + (1,))
-    full = T.concat([rows, idx], -1)
+    full = array_ops.concat([rows, idx], -1)
     upd = bind(RESHAPE, g, shape=(b,) + inner + pd[batch_dims + k:])
     return bind(RESHAPE, bind(SCATTER_ND, full, upd, shape=(b,) + pd[batch_dims:]), shape=pd), None
 
@@ -340,14 +339,14 @@ def _gather_at(g, indices):
 def _ts_update_grad(g, ans, tensor, indices, updates):
     """TF: the overwritten positions get no gradient; every update gets ``g`` at its index (duplicates too)."""
     g = dense(g)
-    return bind(TS_UPDATE, g, indices, T.zeros_like(updates)), None, _gather_at(g, indices)
+    return bind(TS_UPDATE, g, indices, creation.zeros_like(updates)), None, _gather_at(g, indices)
 
 
 def _ts_min_max_grad(g, ans, tensor, indices, updates):
     """TF's rule: the gradient is split evenly among the tensor element and the updates equal to the result."""
     g = dense(g)
-    x_hit = T.cast(T.equal(tensor, ans), g.dtype)
-    y_hit = T.cast(T.equal(updates, _gather_at(ans, indices)), g.dtype)
+    x_hit = math_binary.cast(math_binary.equal(tensor, ans), g.dtype)
+    y_hit = math_binary.cast(math_binary.equal(updates, _gather_at(ans, indices)), g.dtype)
     count = x_hit + bind(SCATTER_ND, indices, y_hit, shape=tuple(_dims(tensor)))
     return g * x_hit / count, None, _gather_at(g / count, indices) * y_hit
 
@@ -443,3 +442,11 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     x = reshape(x, list(xd[:axis]) + [lead] + list(xd[axis + len(md):]))
     idx = squeeze(where(reshape(m, [-1])), axis=[1])
     return gather(x, idx, axis=axis)
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import array_misc, array_ops, creation, math_binary, reduce  # noqa: E402
+from tensorlet._src.ops.indexed_slices import IndexedSlices  # noqa: E402
+from tensorlet._src.ops.array_misc import where  # noqa: E402
+from tensorlet._src.ops.array_ops import RESHAPE, TRANSPOSE, _dims, dense, int_list, reshape, squeeze  # noqa: E402

@@ -14,13 +14,12 @@ import math
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import Tensor
 from tensorlet._src.ops import image_resize as R
 from tensorlet._src.ops._helpers import static, t
-from tensorlet._src.ops.registry import bind, defop, tf_export
+from tensorlet._src.ops.registry import NO_GRADIENT, bind, defop, tf_export
 
 D = _dt
 
@@ -52,7 +51,7 @@ def _flip(image, axis_from_end):
     x = _at_least_3d(image, nonzero=True)
     if x.ndim > 4:
         raise ValueError(f"'image' (shape {x.shape}) must have either 3 or 4 dimensions.")
-    return T.reverse(x, [x.ndim - axis_from_end])
+    return array_ops.reverse(x, [x.ndim - axis_from_end])
 
 
 @tf_export("image.flip_left_right")
@@ -69,7 +68,7 @@ def flip_up_down(image):
 
 def _swap_hw(x):
     perm = [1, 0, 2] if x.ndim == 3 else [0, 2, 1, 3]
-    return T.transpose(x, perm)
+    return array_ops.transpose(x, perm)
 
 
 @tf_export("image.rot90")
@@ -80,7 +79,7 @@ def rot90(image, k=1, name=None):
         raise ValueError(f"'image' (shape {x.shape}) must have either 3 or 4 dimensions.")
     k = _int(k) % 4
     h, w = x.ndim - 3, x.ndim - 2
-    reverse = T.reverse
+    reverse = array_ops.reverse
     if k == 0:
         return x
     if k == 1:
@@ -156,7 +155,7 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
     pads = [[oh, after_h], [ow, after_w], [0, 0]]
     if x.ndim == 4:
         pads = [[0, 0]] + pads
-    return T.pad(x, pads)
+    return array_ops.pad(x, pads)
 
 
 @tf_export("image.resize_with_crop_or_pad")
@@ -325,7 +324,7 @@ def rgb_to_grayscale(images, name=None):
     """Luma ``0.2989 R + 0.5870 G + 0.1140 B`` with a trailing channel of 1, in the input dtype."""
     x = t(images)
     flt = convert_image_dtype(x, D.float32)
-    gray = T.linalg.matmul(flt[..., None, :], t(_GRAY))[..., 0]
+    gray = matmul.matmul(flt[..., None, :], t(_GRAY))[..., 0]
     return convert_image_dtype(gray, x.dtype)
 
 
@@ -337,7 +336,7 @@ def grayscale_to_rgb(images, name=None):
         raise ValueError(f"A grayscale image (shape {x.shape}) must be at least two-dimensional.")
     if x.shape[-1] != 1:
         raise ValueError("Last dimension of a grayscale image should be size 1.")
-    return T.tile(x, [1] * (x.ndim - 1) + [3])
+    return array_ops.tile(x, [1] * (x.ndim - 1) + [3])
 
 
 @tf_export("image.adjust_brightness")
@@ -356,18 +355,8 @@ def _contrast_kernel(xp, x, factor):
     return (x - mean) * f + mean
 
 
-def _contrast_grad(g, ans, x, factor):
-    """TF registers no gradient for AdjustContrastv2; tensorlet gives the exact one (the op is linear in x):
-    d/dx = g * f + (1 - f) * mean(g) per image and channel; d/df = sum(g * (x - mean(x)))."""
-    f = T.cast(factor, g.dtype)
-    g_mean = T.reduce_mean(g, axis=[-3, -2], keepdims=True)
-    x_mean = T.reduce_mean(x, axis=[-3, -2], keepdims=True)
-    gx = g * f + (1.0 - f) * g_mean
-    gf = T.cast(T.reduce_sum(g * (x - x_mean)), factor.dtype)
-    return gx, gf
-
-
-ADJUST_CONTRAST = defop("AdjustContrastv2", _contrast_kernel, dtypes=(D.float16, D.float32), grad=_contrast_grad)
+# TF registers no gradient for AdjustContrastv2: tape.gradient raises LookupError (a TF guide relies on it)
+ADJUST_CONTRAST = defop("AdjustContrastv2", _contrast_kernel, dtypes=(D.float16, D.float32), grad=NO_GRADIENT)
 
 
 @tf_export("image.adjust_contrast")
@@ -403,8 +392,8 @@ def per_image_standardization(image):
     x = mb.cast(x, D.float32)
     n = int(np.prod(x.shape.as_list()[-3:]))
     axes = [-1, -2, -3]
-    mean = T.math.reduce_mean(x, axis=axes, keepdims=True)
-    std = T.math.reduce_std(x, axis=axes, keepdims=True)
+    mean = reduce.reduce_mean(x, axis=axes, keepdims=True)
+    std = reduce.reduce_std(x, axis=axes, keepdims=True)
     adjusted = mb.maximum(std, t(np.float32(1.0 / np.sqrt(np.float32(n))) if n else np.float32(np.inf)))
     return mb.divide(mb.subtract(x, mean), adjusted)
 
@@ -412,7 +401,7 @@ def per_image_standardization(image):
 # --- random adjustments (tf.random underneath; statistical properties only) -------------------------------
 
 def _uniform(shape, lo, hi, seed):
-    return T.random.uniform(shape, lo, hi, seed=seed)
+    return random_gen.uniform(shape, lo, hi, seed=seed)
 
 
 def _random_flip(image, axis_from_end, seed):
@@ -423,7 +412,7 @@ def _random_flip(image, axis_from_end, seed):
     if x.ndim != 4:
         raise ValueError(f"'image' (shape {x.shape}) must have either 3 or 4 dimensions.")
     flips = mb.less(_uniform([x.shape[0]], 0, 1.0, seed), 0.5)
-    return T.where(flips[:, None, None, None], _flip(x, axis_from_end), x)
+    return array_misc.where(flips[:, None, None, None], _flip(x, axis_from_end), x)
 
 
 @tf_export("image.random_flip_left_right")
@@ -465,7 +454,7 @@ def image_gradients(image):
     x = t(image)
     if x.ndim != 4:
         raise ValueError(f"image_gradients expects a 4D tensor [batch_size, h, w, d], not {x.shape}.")
-    pad = T.pad
+    pad = array_ops.pad
     dy = pad(mb.subtract(x[:, 1:], x[:, :-1]), [[0, 0], [0, 1], [0, 0], [0, 0]])
     dx = pad(mb.subtract(x[:, :, 1:], x[:, :, :-1]), [[0, 0], [0, 0], [0, 1], [0, 0]])
     return dy, dx
@@ -482,7 +471,7 @@ def total_variation(images, name=None):
         d1, d2, axis = mb.subtract(x[:, 1:], x[:, :-1]), mb.subtract(x[:, :, 1:], x[:, :, :-1]), [1, 2, 3]
     else:
         raise ValueError("'images' must be either 3 or 4-dimensional.")
-    absolute, total = T.math.abs, T.math.reduce_sum
+    absolute, total = math_unary.abs, reduce.reduce_sum
     return mb.add(total(absolute(d1), axis=axis), total(absolute(d2), axis=axis))
 
 
@@ -493,8 +482,8 @@ def psnr(a, b, max_val, name=None):
     a, b = t(a), t(b)
     max_val = convert_image_dtype(mb.cast(t(max_val), a.dtype), D.float32)
     a, b = convert_image_dtype(a, D.float32), convert_image_dtype(b, D.float32)
-    mse = T.math.reduce_mean(mb.squared_difference(a, b), axis=[-3, -2, -1])
-    log = T.math.log
+    mse = reduce.reduce_mean(mb.squared_difference(a, b), axis=[-3, -2, -1])
+    log = math_unary.log
     head = mb.divide(mb.multiply(t(np.float32(20)), log(max_val)), log(t(np.float32(10))))
     return mb.subtract(head, mb.multiply(t(np.float32(10 / np.log(10))), log(mse)))
 
@@ -540,11 +529,11 @@ def _patches_grad(g, ans, x, sizes, strides, rates, padding):
     valid = ((r >= 0) & (r < h) & (q >= 0) & (q < w)).reshape(-1)
     pixel = (r * w + q).reshape(-1)
     keep = np.flatnonzero(valid)
-    transpose, reshape = T.transpose, T.reshape
+    transpose, reshape = array_ops.transpose, array_ops.reshape
     entries = transpose(reshape(g, [b, valid.size, c]), [1, 0, 2])  # [entries, b, c]
     if keep.size < valid.size:
-        entries = T.gather(entries, t(keep.astype(np.int64)))
-    summed = T.math.unsorted_segment_sum(entries, t(pixel[keep].astype(np.int64)), h * w)
+        entries = gather_scatter.gather(entries, t(keep.astype(np.int64)))
+    summed = segment.unsorted_segment_sum(entries, t(pixel[keep].astype(np.int64)), h * w)
     return transpose(reshape(summed, [h, w, b, c]), [2, 0, 1, 3])
 
 
@@ -574,3 +563,16 @@ def extract_patches(images, sizes, strides, rates, padding, name=None):
     return bind(EXTRACT_PATCHES, x, sizes=args["ksizes"], strides=args["strides"], rates=args["rates"],
                 padding=padding)
 
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import (  # noqa: E402
+    array_misc,
+    array_ops,
+    gather_scatter,
+    math_unary,
+    matmul,
+    random_gen,
+    reduce,
+    segment,
+)

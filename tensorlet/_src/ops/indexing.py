@@ -13,6 +13,7 @@ from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import Tensor
 from tensorlet._src.ops._helpers import static, t
 from tensorlet._src.ops.registry import bind, defop, tf_export
+from tensorlet._src.ops.tfdef import TFDef, strided_slice_from_tf, strided_slice_to_tf
 
 
 def _check_key(x, key):
@@ -50,7 +51,9 @@ STRIDED_SLICE_GRAD = defop(
     grad=lambda g, ans, dy, shape, key: bind(STRIDED_SLICE, g, key=key))
 STRIDED_SLICE = defop(
     "StridedSlice", lambda xp, x, key: x[key], check=_check_key,
-    grad=lambda g, ans, x, key: bind(STRIDED_SLICE_GRAD, g, shape=tuple(x.shape), key=key))
+    grad=lambda g, ans, x, key: bind(STRIDED_SLICE_GRAD, g, shape=tuple(x.shape), key=key),
+    tfdef=TFDef(consts=[("begin", 1, "int32"), ("end", 2, "int32"), ("strides", 3, "int32")],
+                to_tf=strided_slice_to_tf, from_tf=strided_slice_from_tf))
 
 
 def _norm(k):

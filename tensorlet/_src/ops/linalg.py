@@ -11,11 +11,9 @@ import functools
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.ops._helpers import same_dtype, static, t
-from tensorlet._src.ops.linalg_grad import norm_grad
 from tensorlet._src.ops.registry import bind, defop, tf_export
 
 D = _dt
@@ -196,7 +194,7 @@ def _set_diag_kernel(xp, x, diagonal, k_lo=0, k_hi=0, align="RIGHT_LEFT"):
 
 # The three diagonal ops are each other's transposes (TF's gradients); padding values get no gradient.
 def _zero(x):
-    return T.zeros([], x.dtype)
+    return creation.zeros([], x.dtype)
 
 
 def _diag_grad(g, ans, diagonal, padding, k_lo=0, k_hi=0, num_rows=0, num_cols=0, align="RIGHT_LEFT"):
@@ -209,7 +207,7 @@ def _diag_part_grad(g, ans, x, padding, k_lo=0, k_hi=0, align="RIGHT_LEFT"):
 
 
 def _set_diag_grad(g, ans, x, diagonal, k_lo=0, k_hi=0, align="RIGHT_LEFT"):
-    return (bind(SET_DIAG, g, T.zeros_like(diagonal), k_lo=k_lo, k_hi=k_hi, align=align),
+    return (bind(SET_DIAG, g, creation.zeros_like(diagonal), k_lo=k_lo, k_hi=k_hi, align=align),
             bind(DIAG_PART, g, _zero(g), k_lo=k_lo, k_hi=k_hi, align=align))
 
 
@@ -558,7 +556,8 @@ def _norm_kernel(xp, x, order="euclidean", axis=None, keepdims=False):
 
 
 # tensorlet's own primitive (TF composes norms from Sum/Max/Sqrt/Svd): one kernel eagerly.
-NORM = defop("Norm", _norm_kernel, dtypes=NORM_TYPES, quiet=True, grad=norm_grad)
+NORM = defop("Norm", _norm_kernel, dtypes=NORM_TYPES, quiet=True,
+             grad=lambda g, ans, *xs, **attrs: norm_grad(g, ans, *xs, **attrs))  # linalg_grad loads after this
 
 
 def _norm_args(order, axis):
@@ -624,3 +623,8 @@ def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002 - TF
     n = cast(n, x.dtype)
     return truediv(x, n), n
 
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import creation  # noqa: E402
+from tensorlet._src.ops.linalg_grad import norm_grad  # noqa: E402

@@ -16,10 +16,19 @@ import numpy as np
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.ops._helpers import same_dtype, static, t
-from tensorlet._src.ops.linalg import diag_part, dims, lapack_in, matrix_check, set_diag, silent
+from tensorlet._src.ops.linalg import matrix_check, silent
 from tensorlet._src.ops.linalg_grad import (
-    bcast_mat, chol_grad, eig_grad, eigh_grad, expm_grad, inv_grad, lstsq_grad, qr_grad, solve_grad, svd_grad,
-    trisolve_grad)
+    chol_grad,
+    eig_grad,
+    eigh_grad,
+    expm_grad,
+    inv_grad,
+    lstsq_grad,
+    qr_grad,
+    solve_grad,
+    svd_grad,
+    trisolve_grad,
+)
 from tensorlet._src.ops.registry import bind, defop, tf_export
 
 D = _dt
@@ -535,3 +544,9 @@ def pinv(a, rcond=None, validate_args=False, name=None):
     cutoff = multiply(rcond, s[..., :1])  # s is sorted descending: s[..., 0] is the largest
     s_inv = divide_no_nan(cast(greater(s, cutoff), a.dtype), s)
     return matmul(multiply(v, s_inv[..., None, :]), u, adjoint_b=True)
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops.linalg import diag_part, dims, lapack_in, set_diag  # noqa: E402
+from tensorlet._src.ops.linalg_grad import bcast_mat  # noqa: E402

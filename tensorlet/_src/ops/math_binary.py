@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.framework import variables as _variables
 from tensorlet._src.framework.tensor import EagerTensor
 from tensorlet._src.ops import shapes
 from tensorlet._src.ops._helpers import binary, same_dtype, scalar_like, t
 from tensorlet._src.ops.registry import NONDIFF, bind, bind2, defop, tf_export, xpfn
+from tensorlet._src.ops.tfdef import TFDef
 
 D = _dt
 _OBJECT = np.dtype(object)
@@ -29,19 +29,19 @@ def _int_divisor_check(op_name):
 
 def _conj(x):
     if x.__class__ is EagerTensor:
-        return T.math.conj(x) if x._v.dtype.kind == "c" else x
-    return T.math.conj(x) if x.dtype.is_complex else x
+        return math_unary.conj(x) if x._v.dtype.kind == "c" else x
+    return math_unary.conj(x) if x.dtype.is_complex else x
 
 
 ADD = defop("AddV2", xpfn("add"), dtypes=ARITH, shape=shapes.broadcast,
-            grad=lambda g, ans, x, y: (T.unbroadcast(g, x), T.unbroadcast(g, y)))
+            grad=lambda g, ans, x, y: (unbroadcast(g, x), unbroadcast(g, y)))
 SUB = defop("Sub", xpfn("subtract"), dtypes=ARITH, shape=shapes.broadcast,
-            grad=lambda g, ans, x, y: (T.unbroadcast(g, x), T.unbroadcast(-g, y)))
+            grad=lambda g, ans, x, y: (unbroadcast(g, x), unbroadcast(-g, y)))
 MUL = defop("Mul", xpfn("multiply"), dtypes=ARITH, shape=shapes.broadcast,
-            grad=lambda g, ans, x, y: (T.unbroadcast(g * _conj(y), x), T.unbroadcast(_conj(x) * g, y)))
+            grad=lambda g, ans, x, y: (unbroadcast(g * _conj(y), x), unbroadcast(_conj(x) * g, y)))
 REALDIV = defop("RealDiv", xpfn("divide"), dtypes=ARITH, shape=shapes.broadcast, quiet=True,
-                grad=lambda g, ans, x, y: (T.unbroadcast(g / _conj(y), x),
-                                           T.unbroadcast(g * _conj(-x / y / y), y)))
+                grad=lambda g, ans, x, y: (unbroadcast(g / _conj(y), x),
+                                           unbroadcast(g * _conj(-x / y / y), y)))
 DIVNONAN = defop("DivNoNan", lambda xp, x, y: xp.where(y == 0, xp.zeros_like(x), x / xp.where(y == 0, 1, y)
                                                        ).astype(x.dtype, copy=False),
                  dtypes=D.INEXACT, shape=shapes.broadcast, quiet=True,
@@ -50,30 +50,30 @@ DIVNONAN = defop("DivNoNan", lambda xp, x, y: xp.where(y == 0, xp.zeros_like(x),
 
 def _div_no_nan_grad(g, cx, cy, x, y):
     """TF's DivNoNan gradient (on conjugated inputs for complex)."""
-    return (T.unbroadcast(T.math.divide_no_nan(g, cy), x),
-            T.unbroadcast(g * T.math.divide_no_nan(T.math.divide_no_nan(-cx, cy), cy), y))
+    return (unbroadcast(divide_no_nan(g, cy), x),
+            unbroadcast(g * divide_no_nan(divide_no_nan(-cx, cy), cy), y))
 FLOORDIV = defop("FloorDiv", xpfn("floor_divide"), dtypes=REAL, shape=shapes.broadcast,
                  check=_int_divisor_check("FloorDiv"), quiet=True, grad=NONDIFF)
 FLOORMOD = defop("FloorMod", xpfn("mod"), dtypes=REAL, shape=shapes.broadcast,
                  check=_int_divisor_check("FloorMod"), quiet=True,
-                 grad=lambda g, ans, x, y: (T.unbroadcast(g, x), T.unbroadcast(-g * T.math.floordiv(x, y), y)))
+                 grad=lambda g, ans, x, y: (unbroadcast(g, x), unbroadcast(-g * floordiv(x, y), y)))
 
 
 def _select_grad(mask_fn):
     def grad(g, ans, x, y):
         mask = mask_fn(x, y)
-        zeros = T.zeros_like(g)
-        return T.unbroadcast(T.where(mask, g, zeros), x), T.unbroadcast(T.where(mask, zeros, g), y)
+        zeros = creation.zeros_like(g)
+        return unbroadcast(array_misc.where(mask, g, zeros), x), unbroadcast(array_misc.where(mask, zeros, g), y)
     return grad
 
 
 MAXIMUM = defop("Maximum", xpfn("maximum"), dtypes=REAL, shape=shapes.broadcast,
-                grad=_select_grad(lambda x, y: T.greater_equal(x, y)))
+                grad=_select_grad(lambda x, y: greater_equal(x, y)))
 MINIMUM = defop("Minimum", xpfn("minimum"), dtypes=REAL, shape=shapes.broadcast,
-                grad=_select_grad(lambda x, y: T.less_equal(x, y)))
+                grad=_select_grad(lambda x, y: less_equal(x, y)))
 def _sqdiff_grad(g, ans, x, y):
-    gx = g * T.cast(2, g.dtype) * _conj(x - y)
-    return T.unbroadcast(gx, x), T.unbroadcast(-gx, y)
+    gx = g * cast(2, g.dtype) * _conj(x - y)
+    return unbroadcast(gx, x), unbroadcast(-gx, y)
 
 
 SQDIFF = defop("SquaredDifference", lambda xp, x, y: xp.square(x - y) if x.dtype.kind != "c"
@@ -87,22 +87,22 @@ def _check_pow(x, y):
 
 MULNONAN = defop("MulNoNan", lambda xp, x, y: xp.where(y == 0, xp.zeros_like(x), x * y), dtypes=D.INEXACT,
                  shape=shapes.broadcast, quiet=True,
-                 grad=lambda g, ans, x, y: (T.unbroadcast(T.math.multiply_no_nan(g, y), x),
-                                            T.unbroadcast(T.math.multiply_no_nan(x, g), y)))
+                 grad=lambda g, ans, x, y: (unbroadcast(multiply_no_nan(g, y), x),
+                                            unbroadcast(multiply_no_nan(x, g), y)))
 
 
 def _pow_grad(g, z, x0, y0):
     """TF's Pow gradient (on conjugates for complex inputs); d/dy is 0 where x <= 0 (x == 0 for complex)."""
     x, y, z = _conj(x0), _conj(y0), _conj(z)
-    gx = g * y * T.pow(x, y - T.cast(1, y.dtype))
+    gx = g * y * pow(x, y - cast(1, y.dtype))
     if x.dtype.is_complex:
-        mask = T.not_equal(x, T.cast(0, x.dtype))
+        mask = not_equal(x, cast(0, x.dtype))
     else:
-        mask = T.greater(x, T.cast(0, x.dtype))
-    safe_x = T.where(mask, x, T.ones_like(x))
-    log_x = T.where(mask, T.math.log(safe_x), T.zeros_like(x))
+        mask = greater(x, cast(0, x.dtype))
+    safe_x = array_misc.where(mask, x, creation.ones_like(x))
+    log_x = array_misc.where(mask, math_unary.log(safe_x), creation.zeros_like(x))
     x, y = x0, y0
-    return T.unbroadcast(gx, x), T.unbroadcast(g * z * log_x, y)
+    return unbroadcast(gx, x), unbroadcast(g * z * log_x, y)
 POW = defop("Pow", xpfn("power"), dtypes=D.FLOATS + (D.int8, D.int16, D.int32, D.int64)
             + D.COMPLEX, shape=shapes.broadcast, check=_check_pow, quiet=True, grad=_pow_grad)
 
@@ -361,7 +361,8 @@ def _cast_grad(g, ans, x, dtype):
 
 
 CAST = defop("Cast", _cast_kernel, quiet=True, grad=_cast_grad,
-             dtypes=tuple(d for d in D.ALL if d._kind not in "sr"))
+             dtypes=tuple(d for d in D.ALL if d._kind not in "sr"),
+             tfdef=TFDef(rename={"dtype": "DstT"}, drop=("Truncate",)))
 
 
 @tf_export("cast", "dtypes.cast")
@@ -377,12 +378,15 @@ def cast(x, dtype, name=None):
     return bind(CAST, x, dtype=dtype._np)
 
 
+_variables.cast_hook = cast  # Variable(t, dtype=...) casts through the registry
+
+
 def _saturate_kernel(xp, x, dtype):
     """Clamp into ``dtype``'s range, then cast.  For float input the bounds are the nearest floats inside the
     range (float32 cannot hold 2**31 - 1: the upper bound becomes 2147483520), as TF does."""
     info = np.iinfo(dtype) if np.dtype(dtype).kind in "iu" else None
     if info is not None:
-        if x.dtype.kind == "f" or x.dtype == ml_dtypes.bfloat16:
+        if _dt.is_float_np(x.dtype):
             ft = x.dtype.type
             lo, hi = ft(info.min), ft(info.max)
             if float(lo) < info.min:
@@ -436,3 +440,9 @@ BITCAST = defop("Bitcast", _bitcast_kernel, jax_impl=_bitcast_jax, grad=NONDIFF)
 @tf_export("bitcast")
 def bitcast(input, type, name=None):  # noqa: A002 - TF's argument names
     return bind(BITCAST, t(input), dtype=_dt.as_dtype(type)._np)
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import array_misc, creation, math_unary  # noqa: E402
+from tensorlet._src.ops.grad_utils import unbroadcast  # noqa: E402

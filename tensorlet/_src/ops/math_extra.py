@@ -7,16 +7,13 @@ import functools
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import Tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
-from tensorlet._src.ops import math_binary as mb
 from tensorlet._src.ops import math_unary as mu
 from tensorlet._src.ops import shapes
-from tensorlet._src.ops._helpers import binary, mismatch
-from tensorlet._src.ops._helpers import t as _t
+from tensorlet._src.ops._helpers import binary, mismatch, t as _t
 from tensorlet._src.ops.registry import bind, defop, tf_export, xpfn
 
 D = _dt
@@ -75,7 +72,7 @@ def _xlog1py(xp, x, y):
 
 def _atan2_grad(g, ans, y, x):
     gi = g / (mu.square(y) + mu.square(x))
-    return T.unbroadcast(x * gi, y), T.unbroadcast(-y * gi, x)
+    return unbroadcast(x * gi, y), unbroadcast(-y * gi, x)
 
 
 def _nonzero(x):
@@ -84,15 +81,15 @@ def _nonzero(x):
 
 
 def _xlogy_grad(g, ans, x, y):
-    return T.unbroadcast(xlogy(_nonzero(x), y) * g, x), T.unbroadcast(xdivy(x, y) * g, y)
+    return unbroadcast(xlogy(_nonzero(x), y) * g, x), unbroadcast(xdivy(x, y) * g, y)
 
 
 def _xdivy_grad(g, ans, x, y):
-    return T.unbroadcast(xdivy(_nonzero(x), y) * g, x), T.unbroadcast(xdivy(-x, mu.square(y)) * g, y)
+    return unbroadcast(xdivy(_nonzero(x), y) * g, x), unbroadcast(xdivy(-x, mu.square(y)) * g, y)
 
 
 def _xlog1py_grad(g, ans, x, y):
-    return T.unbroadcast(xlog1py(_nonzero(x), y) * g, x), T.unbroadcast(xdivy(x, y + 1) * g, y)
+    return unbroadcast(xlog1py(_nonzero(x), y) * g, x), unbroadcast(xdivy(x, y + 1) * g, y)
 
 
 ATAN2 = defop("Atan2", xpfn("arctan2"), dtypes=FLT, shape=shapes.broadcast, quiet=True, grad=_atan2_grad)
@@ -171,7 +168,7 @@ def _polygamma_jax(xp, n, x):
 
 POLYGAMMA = defop("Polygamma", _polygamma_np, jax_impl=_polygamma_jax, dtypes=(D.float32, D.float64),
                   shape=shapes.broadcast, quiet=True,
-                  grad=lambda g, ans, n, x: (None, T.unbroadcast(g * polygamma(n + 1, x), x)))  # none for n, as TF
+                  grad=lambda g, ans, n, x: (None, unbroadcast(g * polygamma(n + 1, x), x)))  # none for n, as TF
 
 
 def _matching(op_name, *vs):
@@ -217,7 +214,7 @@ def _complex_shape(re, im, **attrs):
 
 
 COMPLEX = defop("Complex", _complex_np, jax_impl=_complex_jax, dtypes=(D.float32, D.float64), shape=_complex_shape,
-                grad=lambda g, ans, re, im: (T.unbroadcast(mu.real(g), re), T.unbroadcast(mu.imag(g), im)))
+                grad=lambda g, ans, re, im: (unbroadcast(mu.real(g), re), unbroadcast(mu.imag(g), im)))
 
 
 @tf_export("dtypes.complex", "complex")
@@ -311,12 +308,12 @@ def polyval(coeffs, x, name=None):
 def _clip_by_value_grad(g, ans, x, lo, hi):
     # tf.clip_by_value is maximum(minimum(t, max), min) in TF, so its gradient is theirs chained: minimum passes g
     # to t where t <= max (else to max), then maximum passes it on where minimum(t, max) >= min (else to min).
-    zeros = T.zeros_like(g)
+    zeros = creation.zeros_like(g)
     to_min = mb.greater_equal(mb.minimum(x, hi), lo)
-    g_inner = T.where(to_min, g, zeros)
+    g_inner = array_misc.where(to_min, g, zeros)
     to_x = mb.less_equal(x, hi)
-    return (T.unbroadcast(T.where(to_x, g_inner, zeros), x), T.unbroadcast(T.where(to_min, zeros, g), lo),
-            T.unbroadcast(T.where(to_x, zeros, g_inner), hi))
+    return (unbroadcast(array_misc.where(to_x, g_inner, zeros), x), unbroadcast(array_misc.where(to_min, zeros, g), lo),
+            unbroadcast(array_misc.where(to_x, zeros, g_inner), hi))
 
 
 CLIP_BY_VALUE = defop("ClipByValue", lambda xp, x, lo, hi: xp.maximum(xp.minimum(x, hi), lo), dtypes=CLIP_TYPES,
@@ -440,3 +437,10 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     square_sum = _reduce_sum(mu.square(x), axis, keepdims=True)
     inv = mu.rsqrt(mb.maximum(square_sum, _of_dtype(epsilon, square_sum.dtype, "Maximum", 1)))
     return mb.multiply(x, inv)
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import array_misc, creation  # noqa: E402
+from tensorlet._src.ops.grad_utils import unbroadcast  # noqa: E402
+from tensorlet._src.ops import math_binary as mb  # noqa: E402

@@ -6,7 +6,6 @@ import functools
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as D
 from tensorlet._src.framework import errors
 from tensorlet._src.ops import shapes
@@ -44,23 +43,23 @@ def reciprocal_no_nan(x, name=None):
     if not (x.dtype.is_floating or x.dtype.is_complex):
         raise errors.invalid_argument("DivNoNan", f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed "
                                                   "values: half, float, bfloat16, double, complex64, complex128")
-    return T.math.divide_no_nan(T.ones_like(x), x)
+    return math_binary.divide_no_nan(creation.ones_like(x), x)
 
 
 @tf_export("math.zero_fraction", "nn.zero_fraction")
 def zero_fraction(value, name=None):
     """Fraction of zeros in ``value`` as float32.  ``tf.math.zero_fraction([0, 1])`` -> ``0.5``."""
     value = t(value)
-    return T.reduce_mean(T.cast(T.equal(value, T.zeros_like(value)), D.float32))
+    return reduce.reduce_mean(math_binary.cast(math_binary.equal(value, creation.zeros_like(value)), D.float32))
 
 
 def _monotonic(x, strict):
     x = t(x)
     if not (x.dtype.is_floating or x.dtype.is_integer or x.dtype.is_complex):
         raise TypeError(f"Expected x to be numeric, instead found: {x}")
-    flat = T.reshape(x, [-1])
+    flat = array_ops.reshape(x, [-1])
     a, b = flat[1:], flat[:-1]
-    return T.reduce_all(T.greater(a, b) if strict else T.greater_equal(a, b))
+    return reduce.reduce_all(math_binary.greater(a, b) if strict else math_binary.greater_equal(a, b))
 
 
 @tf_export("math.is_non_decreasing")
@@ -79,14 +78,14 @@ def is_strictly_increasing(x, name=None):
 def lbeta(x, name=None):
     """log|Beta(x)| reduced over the last axis.  ``tf.math.lbeta([1., 2.])`` -> ``-0.6931472``."""
     x = t(x)
-    return T.reduce_sum(T.math.lgamma(x), axis=-1) - T.math.lgamma(T.reduce_sum(x, axis=-1))
+    return reduce.reduce_sum(math_unary.lgamma(x), axis=-1) - math_unary.lgamma(reduce.reduce_sum(x, axis=-1))
 
 
 @tf_export("math.erfcinv")
 def erfcinv(x, name=None):
     """Inverse of erfc on (0, 2).  ``tf.math.erfcinv(1.)`` -> ``0.``."""
     x = t(x)
-    return -T.math.ndtri(x * 0.5) * float(1 / np.sqrt(2))
+    return -math_unary.ndtri(x * 0.5) * float(1 / np.sqrt(2))
 
 
 # --- primitives: scipy.special eagerly, jax.scipy.special when compiled --------------------------
@@ -151,19 +150,19 @@ def _igamma_grad_a_jax(xp, a, x):
 
 def _igamma_dx(x, a):
     # d/dx P(a, x) = exp(-x + (a-1) log x - lgamma(a))
-    return T.exp(-x + (a - 1) * T.math.log(x) - T.math.lgamma(a))
+    return math_unary.exp(-x + (a - 1) * math_unary.log(x) - math_unary.lgamma(a))
 
 
 def _igamma_grad(sign):
     def grad(g, ans, a, x):
         da = _grad_a(a, x)
-        return (T.unbroadcast(sign * g * da, a), T.unbroadcast(sign * g * _igamma_dx(x, a), x))
+        return (unbroadcast(sign * g * da, a), unbroadcast(sign * g * _igamma_dx(x, a), x))
     return grad
 
 
 def _grad_a(a, x):
-    shape = T.shape(a + x)
-    return bind(IGAMMA_GRAD_A, T.broadcast_to(a, shape), T.broadcast_to(x, shape))
+    shape = array_misc.shape(a + x)
+    return bind(IGAMMA_GRAD_A, array_ops.broadcast_to(a, shape), array_ops.broadcast_to(x, shape))
 
 
 IGAMMA_GRAD_A = defop("IgammaGradA", _igamma_grad_a_np, jax_impl=_igamma_grad_a_jax, dtypes=F32_64,
@@ -208,9 +207,9 @@ def _betainc_jax(xp, a, b, x):
 
 def _betainc_grad(g, ans, a, b, x):
     # only x has a gradient in TF: d/dx = x^(a-1) (1-x)^(b-1) / B(a, b)
-    log_beta = T.math.lgamma(a) + T.math.lgamma(b) - T.math.lgamma(a + b)
-    dx = T.exp(T.math.xlogy(a - 1, x) + T.math.xlog1py(b - 1, -x) - log_beta)
-    return None, None, T.unbroadcast(g * dx, x)
+    log_beta = math_unary.lgamma(a) + math_unary.lgamma(b) - math_unary.lgamma(a + b)
+    dx = math_unary.exp(math_extra.xlogy(a - 1, x) + math_extra.xlog1py(b - 1, -x) - log_beta)
+    return None, None, unbroadcast(g * dx, x)
 
 
 BETAINC = defop("Betainc", _betainc_np, jax_impl=_betainc_jax, dtypes=F32_64, quiet=True, grad=_betainc_grad)
@@ -231,7 +230,7 @@ def betainc(a, b, x, name=None):
             raise errors.invalid_argument("Betainc", f"Shapes of {first} and {nm} are inconsistent: "
                                                      f"{dims[0]} vs. {dims[1]}")
     if shape is not None:
-        a, b, x = (T.broadcast_to(v, shape) if v.shape.rank == 0 else v for v in (a, b, x))
+        a, b, x = (array_ops.broadcast_to(v, shape) if v.shape.rank == 0 else v for v in (a, b, x))
     return bind(BETAINC, a, b, x)
 
 
@@ -251,7 +250,7 @@ def _zeta_jax(xp, s, q):
 
 
 ZETA = defop("Zeta", _zeta_np, jax_impl=_zeta_jax, dtypes=F32_64, shape=shapes.broadcast, quiet=True,
-             grad=lambda g, ans, s, q: (None, T.unbroadcast(g * -s * zeta(s + 1, q), q)))  # none for s, as TF
+             grad=lambda g, ans, s, q: (None, unbroadcast(g * -s * zeta(s + 1, q), q)))  # none for s, as TF
 
 
 @tf_export("math.zeta")
@@ -262,7 +261,7 @@ def zeta(x, q, name=None):
 
 def _next_after_grad(g, ans, x1, x2):
     # as TF: the identity for x1, zeros for x2
-    return T.unbroadcast(g, x1), T.unbroadcast(g * 0, x2)
+    return unbroadcast(g, x1), unbroadcast(g * 0, x2)
 
 
 NEXT_AFTER = defop("NextAfter", lambda xp, a, b: xp.nextafter(a, b), dtypes=F32_64, shape=shapes.broadcast,
@@ -293,12 +292,12 @@ def _bessel(op_name, fname, grad):
 
 def _i1e_grad(g, ans, x):
     # d/dx i1e = i0e - i1e (sign(x) + 1/x), which is 1/2 at x = 0
-    safe = T.where(T.equal(x, 0), T.ones_like(x), x)
-    d = bessel_i0e(x) - ans * (T.sign(x) + 1 / safe)
-    return g * T.where(T.equal(x, 0), T.ones_like(x) * 0.5, d)
+    safe = array_misc.where(math_binary.equal(x, 0), creation.ones_like(x), x)
+    d = bessel_i0e(x) - ans * (math_unary.sign(x) + 1 / safe)
+    return g * array_misc.where(math_binary.equal(x, 0), creation.ones_like(x) * 0.5, d)
 
 
-BESSEL_I0E = _bessel("BesselI0e", "i0e", lambda g, ans, x: g * (bessel_i1e(x) - T.sign(x) * ans))
+BESSEL_I0E = _bessel("BesselI0e", "i0e", lambda g, ans, x: g * (bessel_i1e(x) - math_unary.sign(x) * ans))
 BESSEL_I1E = _bessel("BesselI1e", "i1e", _i1e_grad)
 
 
@@ -324,11 +323,25 @@ def bessel_i1e(x, name=None):
 def bessel_i0(x, name=None):
     """Modified Bessel function of order 0.  ``tf.math.bessel_i0(1.)`` -> ``1.2660658``."""
     x = t(x)
-    return T.exp(T.abs(x)) * bessel_i0e(x)
+    return math_unary.exp(math_unary.abs(x)) * bessel_i0e(x)
 
 
 @tf_export("math.bessel_i1", "math.special.bessel_i1")
 def bessel_i1(x, name=None):
     """Modified Bessel function of order 1.  ``tf.math.bessel_i1(1.)`` -> ``0.5651591``."""
     x = t(x)
-    return T.exp(T.abs(x)) * bessel_i1e(x)
+    return math_unary.exp(math_unary.abs(x)) * bessel_i1e(x)
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import (  # noqa: E402
+    array_misc,
+    array_ops,
+    creation,
+    math_binary,
+    math_extra,
+    math_unary,
+    reduce,
+)
+from tensorlet._src.ops.grad_utils import unbroadcast  # noqa: E402

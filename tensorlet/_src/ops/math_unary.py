@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.ops import shapes
 from tensorlet._src.ops._helpers import t
 from tensorlet._src.ops.registry import NONDIFF, bind, defop, tf_export, xpfn
+from tensorlet._src.framework.tensor import convert_to_tensor
 
 D = _dt
 SIGNED = D.FLOATS + D.SIGNED_INTS + D.COMPLEX
@@ -35,8 +35,8 @@ def _no_grad(g, ans, x):
 
 def _complex_abs_grad(g, ans, x):
     # g * x / |x|, and 0 where x == 0 (TF: div_no_nan); the division is done in real arithmetic
-    scale = T.math.divide_no_nan(g, ans)
-    return T.complex(scale, T.zeros_like(scale)) * x
+    scale = math_binary.divide_no_nan(g, ans)
+    return math_extra.complex(scale, creation.zeros_like(scale)) * x
 
 
 def _tanh_grad(g, ans, x):
@@ -50,8 +50,8 @@ def _sigmoid_grad(g, ans, x):
 
 
 def _angle_grad(g, ans, x):
-    z = reciprocal(T.complex(imag(x), real(x)))
-    return -T.complex(g, T.zeros_like(g)) * z
+    z = reciprocal(math_extra.complex(imag(x), real(x)))
+    return -math_extra.complex(g, creation.zeros_like(g)) * z
 
 
 _TWO_OVER_ROOT_PI = float(2 / np.sqrt(np.pi))
@@ -96,7 +96,7 @@ def _sign_jax(xp, x):
 
 
 SIGN = defop("Sign", xpfn("sign"), jax_impl=_sign_jax, dtypes=FLT_SINT_CPLX, shape=shapes.same,
-            grad=lambda g, ans, x: T.zeros_like(x))  # TF: zeros, not None
+            grad=lambda g, ans, x: creation.zeros_like(x))  # TF: zeros, not None
 
 
 @tf_export("math.sign", "sign")
@@ -147,17 +147,17 @@ def _sqrt_grad_grad(g, s, y, dy):
 
 def _rsqrt_grad_grad(g, s, y, dy):
     cy = _cj(y)
-    return -1.5 * _cj(g) * dy * square(cy), bind(RSQRT_GRAD, cy, T.convert(g))
+    return -1.5 * _cj(g) * dy * square(cy), bind(RSQRT_GRAD, cy, convert_to_tensor(g))
 
 
 def _reciprocal_grad_grad(g, s, y, dy):
     cy = _cj(y)
-    return _cj(g) * -2.0 * dy * cy, bind(RECIPROCAL_GRAD, cy, T.convert(g))
+    return _cj(g) * -2.0 * dy * cy, bind(RECIPROCAL_GRAD, cy, convert_to_tensor(g))
 
 
 def _from_output(op):
     """Gradient ``op(y, g)`` of a unary op from its output (g densified: it may arrive as IndexedSlices)."""
-    return lambda g, ans, x: bind(op, ans, T.convert(g))
+    return lambda g, ans, x: bind(op, ans, convert_to_tensor(g))
 
 
 SQRT_GRAD = defop("SqrtGrad", _sqrt_grad_kernel, dtypes=INEXACT, shape=shapes.same, quiet=True, grad=_sqrt_grad_grad)
@@ -446,7 +446,7 @@ ERFINV = _special("Erfinv", "erfinv", "erfinv", grad=lambda g, ans, x: g * _ROOT
 NDTRI = _special("Ndtri", "ndtri", "ndtri", grad=lambda g, ans, x: g * _ROOT_TWO_PI * exp(square(ans) / 2))
 LGAMMA = _special("Lgamma", "gammaln", "gammaln", fix=_lgamma_neg_inf, grad=lambda g, ans, x: g * digamma(x))
 DIGAMMA = _special("Digamma", "psi", "digamma", fix=_digamma_poles,
-                   grad=lambda g, ans, x: g * T.math.polygamma(1, x))  # trigamma, as TF
+                   grad=lambda g, ans, x: g * math_extra.polygamma(1, x))  # trigamma, as TF
 
 
 @tf_export("math.erf")
@@ -492,9 +492,9 @@ def _real_dtype(x, **attrs):
 
 
 REAL = defop("Real", lambda xp, x: xp.real(x).copy(), dtypes=D.COMPLEX, shape=_real_dtype,
-             grad=lambda g, ans, x: T.complex(g, T.zeros_like(g)))
+             grad=lambda g, ans, x: math_extra.complex(g, creation.zeros_like(g)))
 IMAG = defop("Imag", lambda xp, x: xp.imag(x).copy(), dtypes=D.COMPLEX, shape=_real_dtype,
-             grad=lambda g, ans, x: T.complex(T.zeros_like(g), g))
+             grad=lambda g, ans, x: math_extra.complex(creation.zeros_like(g), g))
 CONJ = defop("Conj", xpfn("conj"), dtypes=D.COMPLEX, shape=shapes.same, grad=lambda g, ans, x: conj(g))
 ANGLE = defop("Angle", xpfn("angle"), dtypes=D.COMPLEX, shape=_real_dtype, grad=_angle_grad)
 
@@ -547,3 +547,8 @@ def angle(input, name=None):  # noqa: A002 - TF's argument name
     from tensorlet._src.ops.math_binary import MUL, cast, less
 
     return bind(MUL, cast(less(x, 0), x.dtype), t(np.asarray(np.pi, x.dtype._np)))
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import creation, math_binary, math_extra  # noqa: E402

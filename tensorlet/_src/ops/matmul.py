@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.ops._helpers import same_dtype
 from tensorlet._src.ops.registry import bind, defop, tf_export
+from tensorlet._src.ops.tfdef import TFDef, batch_matmul_from_tf, batch_matmul_to_tf, matmul_to_tf
 
 MATMUL_TYPES = (_dt.bfloat16, _dt.float16, _dt.float32, _dt.float64, _dt.int32, _dt.int64,
                 _dt.complex64, _dt.complex128)
@@ -26,7 +25,7 @@ def _operand(xp, x, transpose, adjoint):
 def _matmul_kernel(xp, a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False):
     a = _operand(xp, a, transpose_a, adjoint_a)
     b = _operand(xp, b, transpose_b, adjoint_b)
-    if xp is np and a.dtype == ml_dtypes.bfloat16:  # NumPy has no bfloat16 BLAS: accumulate in float32
+    if xp is np and _dt.is_bfloat16_np(a.dtype):  # NumPy has no bfloat16 BLAS: accumulate in float32
         return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
     return xp.matmul(a, b)
 
@@ -50,14 +49,17 @@ def _matmul_grad(g, ans, a, b, transpose_a=False, transpose_b=False, adjoint_a=F
     else:
         ga, gb = mm(b, g, fx=True, fy=True), mm(g, a, fx=True, fy=True)
     if cplx and (transpose_a and not adjoint_a):
-        ga = T.math.conj(ga)
+        ga = math_unary.conj(ga)
     if cplx and (transpose_b and not adjoint_b):
-        gb = T.math.conj(gb)
-    return T.unbroadcast_batch(ga, a), T.unbroadcast_batch(gb, b)
+        gb = math_unary.conj(gb)
+    return unbroadcast_batch(ga, a), unbroadcast_batch(gb, b)
 
 
-MATMUL = defop("MatMul", _matmul_kernel, dtypes=MATMUL_TYPES, grad=_matmul_grad)
-BATCH_MATMUL = defop("BatchMatMulV3", _matmul_kernel, dtypes=MATMUL_TYPES, grad=_matmul_grad)
+MATMUL = defop("MatMul", _matmul_kernel, dtypes=MATMUL_TYPES, grad=_matmul_grad,
+               tfdef=TFDef(drop=("grad_a", "grad_b"), to_tf=matmul_to_tf))
+BATCH_MATMUL = defop("BatchMatMulV3", _matmul_kernel, heavy=True, dtypes=MATMUL_TYPES, grad=_matmul_grad,
+                     tfdef=TFDef(drop=("grad_x", "grad_y", "Ta", "Tb"), to_tf=batch_matmul_to_tf,
+                                 from_tf=batch_matmul_from_tf))
 
 
 @tf_export("linalg.matmul", "matmul")
@@ -97,3 +99,9 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
         out = cast(out, output_type)
     return out
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import math_unary  # noqa: E402
+from tensorlet._src.ops.grad_utils import unbroadcast_batch  # noqa: E402

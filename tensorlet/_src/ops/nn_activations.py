@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
-from tensorlet._src.ops import math_unary as mu
 from tensorlet._src.ops import shapes
 from tensorlet._src.ops._helpers import static, t
 from tensorlet._src.ops.registry import bind, defop, tf_export
@@ -41,13 +39,13 @@ def _float_check(x, what="features"):
 # Gradient kernels (TF's ReluGrad, Relu6Grad, LeakyReluGrad): ``(gradients, features)`` -> backprops.  They
 # multiply by a 0/1 mask as TF does, so a NaN upstream gradient stays NaN where the unit is inactive.
 RELU_GRAD = defop("ReluGrad", lambda xp, g, x: g * (x > 0).astype(g.dtype), dtypes=RELU_T, shape=shapes.same,
-                  grad=lambda gg, ans, g, x: (bind(RELU_GRAD, gg, x), T.zeros_like(x)))
+                  grad=lambda gg, ans, g, x: (bind(RELU_GRAD, gg, x), creation.zeros_like(x)))
 RELU6_GRAD = defop("Relu6Grad", lambda xp, g, x: g * ((x > 0) & (x < 6)).astype(g.dtype), dtypes=RELU_T,
-                   shape=shapes.same, grad=lambda gg, ans, g, x: (bind(RELU6_GRAD, gg, x), T.zeros_like(x)))
+                   shape=shapes.same, grad=lambda gg, ans, g, x: (bind(RELU6_GRAD, gg, x), creation.zeros_like(x)))
 LEAKY_RELU_GRAD = defop(
     "LeakyReluGrad", lambda xp, g, x, alpha: xp.where(x > 0, g, f32(g) * alpha).astype(g.dtype, copy=False),
     dtypes=FLOATS, shape=shapes.same,
-    grad=lambda gg, ans, g, x, alpha: (bind(LEAKY_RELU_GRAD, gg, x, alpha=alpha), T.zeros_like(x)))
+    grad=lambda gg, ans, g, x, alpha: (bind(LEAKY_RELU_GRAD, gg, x, alpha=alpha), creation.zeros_like(x)))
 
 # Relu and Relu6 differentiate through their outputs (TF): 0 at x == 0, and Relu6 also 0 at x == 6.
 RELU = defop("Relu", lambda xp, x: xp.maximum(x, 0).astype(x.dtype, copy=False), dtypes=RELU_T, shape=shapes.same,
@@ -80,7 +78,7 @@ def leaky_relu(features, alpha=0.2, name=None):
     """
     x = t(features)
     if x.dtype.is_integer:
-        x = T.cast(x, D.float32)
+        x = math_binary.cast(x, D.float32)
     a = alpha.item() if isinstance(alpha, (np.generic, np.ndarray)) and np.ndim(alpha) == 0 else alpha
     if not isinstance(a, (int, float)) or isinstance(a, bool):
         raise TypeError(f"Expected float for argument 'alpha' not {alpha!r}.")
@@ -138,7 +136,7 @@ def _softsign_grad(xp, g, x):
 
 def _negative_part(y, value):
     """``value`` where the forward output ``y`` is negative, else 0 (the d/dy term of EluGrad/SeluGrad)."""
-    return T.where(T.less(y, T.zeros_like(y)), value, T.zeros_like(value))
+    return array_misc.where(math_binary.less(y, creation.zeros_like(y)), value, creation.zeros_like(value))
 
 
 ELU_GRAD = defop("EluGrad", _elu_grad, dtypes=FLOATS, shape=shapes.same,
@@ -149,14 +147,14 @@ SELU_GRAD = defop("SeluGrad", _selu_grad, dtypes=FLOATS, shape=shapes.same,
 
 def _softplus_grad_grad(gg, ans, g, x):
     # d/dx [g * sigmoid(x)] = g * sigmoid(x) * sigmoid(-x), which neither overflows nor cancels
-    sigmoid = T.math.sigmoid
+    sigmoid = mu.sigmoid
     return bind(SOFTPLUS_GRAD, gg, x), gg * g * sigmoid(x) * sigmoid(-x)
 
 
 def _softsign_grad_grad(gg, ans, g, x):
     # d/dx [g / (1 + |x|)^2] = -2 g sign(x) / (1 + |x|)^3  (TF registers no gradient for SoftsignGrad)
-    d = 1 + T.abs(x)
-    return bind(SOFTSIGN_GRAD, gg, x), (-2 * gg * g * T.sign(x)) / (d * d * d)
+    d = 1 + mu.abs(x)
+    return bind(SOFTSIGN_GRAD, gg, x), (-2 * gg * g * mu.sign(x)) / (d * d * d)
 
 
 SOFTPLUS_GRAD = defop("SoftplusGrad", _softplus_grad, dtypes=FLOATS, shape=shapes.same, quiet=True,
@@ -206,24 +204,24 @@ def gelu(features, approximate=False, name=None):
     d = x.dtype
     if approximate:
         inner = const(0.7978845608028654, d) * (x + const(0.044715, d) * (x * x * x))
-        return 0.5 * x * (1.0 + T.math.tanh(inner))
+        return 0.5 * x * (1.0 + mu.tanh(inner))
     # erfc(-x / sqrt(2)) = 1 + erf(x / sqrt(2)) without the cancellation for negative x
-    return 0.5 * x * T.math.erfc(mu.negative(x) * const(0.7071067811865476, d))
+    return 0.5 * x * mu.erfc(mu.negative(x) * const(0.7071067811865476, d))
 
 
 @tf_export("nn.silu", "nn.swish")
 def silu(features, beta=1.0):
     """x * sigmoid(beta * x).  ``tf.nn.silu([1.0])`` -> ``[0.7311]``."""
     x = t(features)
-    b = T.cast(t(beta), x.dtype)
-    return x * T.math.sigmoid(b * x)
+    b = math_binary.cast(t(beta), x.dtype)
+    return x * mu.sigmoid(b * x)
 
 
 @tf_export("nn.crelu")
 def crelu(features, axis=-1, name=None):
     """relu of [x, -x] concatenated along ``axis``.  ``tf.nn.crelu([-1.0, 2.0])`` -> ``[0.0, 2.0, 1.0, 0.0]``."""
     x = t(features)
-    return relu(T.concat([x, -x], axis))
+    return relu(array_ops.concat([x, -x], axis))
 
 
 # --- softmax ----------------------------------------------------------------------------
@@ -252,11 +250,11 @@ def _rank_check(x, op_name):
 # Softmax/LogSoftmax normalize over the last axis (TF's kernels); other axes are moved there and back.
 def _softmax_grad(g, ans, x):
     # d softmax: (g - sum(g * s)) * s along the last axis, in terms of the output s (TF)
-    return (g - T.reduce_sum(g * ans, -1, keepdims=True)) * ans
+    return (g - reduce.reduce_sum(g * ans, -1, keepdims=True)) * ans
 
 
 def _log_softmax_grad(g, ans, x):
-    return g - T.reduce_sum(g, -1, keepdims=True) * T.exp(ans)
+    return g - reduce.reduce_sum(g, -1, keepdims=True) * mu.exp(ans)
 
 
 SOFTMAX = defop("Softmax", _softmax, dtypes=FLOATS, shape=shapes.same, quiet=True,
@@ -285,7 +283,7 @@ def swap_to_end(op, x, axis, op_name):
         return bind(op, x)
     perm = list(range(rank))
     perm[axis], perm[-1] = perm[-1], perm[axis]
-    transpose = T.transpose
+    transpose = array_ops.transpose
     return transpose(bind(op, transpose(x, perm)), perm)
 
 
@@ -299,3 +297,9 @@ def softmax(logits, axis=None, name=None):
 def log_softmax(logits, axis=None, name=None):
     """x - log(sum(exp(x))) along ``axis`` (default -1).  ``tf.nn.log_softmax([0.0, 0.0])`` -> ``[-0.693, -0.693]``."""
     return swap_to_end(LOG_SOFTMAX, t(logits), axis, "LogSoftmax")
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import array_misc, array_ops, creation, math_binary, reduce  # noqa: E402
+from tensorlet._src.ops import math_unary as mu  # noqa: E402

@@ -218,15 +218,17 @@ def _filter_grad(conv_op, inp_op, g, x, dy, attrs):
 
 J = jit_lowering
 
-CONV2D = defop("Conv2D", conv_kernel, jax_impl=jax_conv, dtypes=CONV_TYPES, check=_conv_check("Conv2D", 2),
+CONV2D = defop("Conv2D", conv_kernel, jax_impl=jax_conv, dtypes=CONV_TYPES, check=_conv_check("Conv2D", 2), heavy=True,
                grad=lambda g, ans, x, w, **a: _fwd_grad(CONV2D_INPUT, CONV2D_FILTER, g, x, w, a))
 CONV2D_INPUT = defop("Conv2DBackpropInput", conv_input_kernel, jax_impl=J(jax_conv_input), dtypes=CONV_TYPES,
+                     heavy=True,
                      check=_input_check("Conv2DBackpropInput", "Conv2DCustomBackpropInput: ", 2),
                      grad=lambda g, ans, w, dy, input_sizes, **a: _input_grad(CONV2D, CONV2D_FILTER, g, w, dy, a))
 CONV2D_FILTER = defop("Conv2DBackpropFilter", conv_filter_kernel, jax_impl=J(jax_conv_filter), dtypes=FLOAT_TYPES,
+                      heavy=True,
                       check=_filter_check("Conv2DBackpropFilter", "Conv2DCustomBackpropFilter: ", 2),
                       grad=lambda g, ans, x, dy, filter_sizes, **a: _filter_grad(CONV2D, CONV2D_INPUT, g, x, dy, a))
-CONV3D = defop("Conv3D", conv_kernel, jax_impl=jax_conv, dtypes=FLOAT_TYPES, check=_conv_check("Conv3D", 3),
+CONV3D = defop("Conv3D", conv_kernel, jax_impl=jax_conv, dtypes=FLOAT_TYPES, check=_conv_check("Conv3D", 3), heavy=True,
                grad=lambda g, ans, x, w, **a: _fwd_grad(CONV3D_INPUT, CONV3D_FILTER, g, x, w, a))
 CONV3D_INPUT = defop("Conv3DBackpropInputV2", conv_input_kernel, jax_impl=J(jax_conv_input), dtypes=FLOAT_TYPES,
                      check=_input_check("Conv3DBackpropInputV2", "Conv3DBackpropInputOp: ", 3),
@@ -234,7 +236,7 @@ CONV3D_INPUT = defop("Conv3DBackpropInputV2", conv_input_kernel, jax_impl=J(jax_
 CONV3D_FILTER = defop("Conv3DBackpropFilterV2", conv_filter_kernel, jax_impl=J(jax_conv_filter), dtypes=FLOAT_TYPES,
                       check=_filter_check("Conv3DBackpropFilterV2", "Conv3DBackpropFilterOp: ", 3),
                       grad=lambda g, ans, x, dy, filter_sizes, **a: _filter_grad(CONV3D, CONV3D_INPUT, g, x, dy, a))
-DEPTHWISE = defop("DepthwiseConv2dNative", dw_kernel, jax_impl=J(jax_dw), dtypes=FLOAT_TYPES,
+DEPTHWISE = defop("DepthwiseConv2dNative", dw_kernel, heavy=True, jax_impl=J(jax_dw), dtypes=FLOAT_TYPES,
                   check=_conv_check("DepthwiseConv2dNative", 2, depthwise=True),
                   grad=lambda g, ans, x, w, **a: _fwd_grad(DEPTHWISE_INPUT, DEPTHWISE_FILTER, g, x, w, a))
 DEPTHWISE_INPUT = defop("DepthwiseConv2dNativeBackpropInput", dw_input_kernel, jax_impl=J(jax_dw_input),

@@ -10,11 +10,13 @@ geometry helpers are shared with ``nn_pool``.
 from __future__ import annotations
 
 import itertools
+import math
 
-import ml_dtypes
 import numpy as np
 
-_LOW = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+from tensorlet._src.framework.dtypes import is_low_float_np
+from tensorlet._src.ops import nn_conv_xla
+
 _IM2COL_BELOW = 8  # channels per group under which one im2col matmul beats per-position matmuls
 
 
@@ -86,8 +88,16 @@ def known(*shapes):
 
 # --- NumPy engine (channels-last: x [N, *S, C], w [*K, C/groups, O]) -------------------------------
 
+def _big(x_shape, dtype, ks, s, d, pads, c, o_ch, groups):
+    """Whether the convolution runs as a compiled XLA kernel (nn_conv_xla) rather than on NumPy."""
+    osz = [out_size(n, k, si, di, lo, hi) for n, k, si, di, (lo, hi) in zip(x_shape[1:-1], ks, s, d, pads)]
+    return min(osz, default=1) > 0 and nn_conv_xla.eligible(dtype, x_shape[0] * math.prod(osz), ks, c, o_ch, groups)
+
+
 def _np_conv(x, w, s, d, pads, groups):
     nd = len(s)
+    if _big(x.shape, x.dtype, w.shape[:nd], s, d, pads, x.shape[-1], w.shape[-1], groups):
+        return nn_conv_xla.conv(x, w, s, d, pads)
     x = pad_spatial(np, x, pads)
     ks, cg, o_ch = w.shape[:nd], w.shape[-2], w.shape[-1]
     c = x.shape[-1]
@@ -129,6 +139,8 @@ def _np_conv_input(dy, w, in_sizes, s, d, pads, groups):
         og = o_ch // groups
         return np.concatenate([_np_conv_input(dy[..., g * og:(g + 1) * og], w[..., g * og:(g + 1) * og],
                                               in_sizes, s, d, pads, 1) for g in range(groups)], axis=-1)
+    if _big((dy.shape[0],) + tuple(in_sizes) + (c,), dy.dtype, ks, s, d, pads, c, o_ch, groups):
+        return nn_conv_xla.conv_input(dy, w, tuple(in_sizes), s, d, pads)
     psz = tuple(n + lo + hi for n, (lo, hi) in zip(in_sizes, pads))
     dxp = np.zeros((dy.shape[0],) + psz + (c,), dy.dtype)
     osz = dy.shape[1:-1]
@@ -161,6 +173,8 @@ def _np_conv_filter(x, dy, kshape, s, d, pads, groups):
         og = o_ch // groups
         return np.concatenate([_np_conv_filter(x[..., g * cg:(g + 1) * cg], dy[..., g * og:(g + 1) * og],
                                                ks + (cg, og), s, d, pads, 1) for g in range(groups)], axis=-1)
+    if _big(x.shape, x.dtype, ks, s, d, pads, x.shape[-1], o_ch, groups):
+        return nn_conv_xla.conv_filter(x, dy, ks, s, d, pads)
     x = pad_spatial(np, x, pads)
     c = x.shape[-1]
     if dy.size == 0 or x.size == 0 or 0 in ks:
@@ -184,7 +198,7 @@ def _low_precision(fn):
     """Run a NumPy kernel in float32 for float16/bfloat16 (no BLAS for them) and cast back."""
     def run(*arrays, **kw):
         dt = arrays[0].dtype
-        if dt in _LOW:
+        if is_low_float_np(dt):
             return fn(*[a.astype(np.float32) for a in arrays], **kw).astype(dt)
         return fn(*arrays, **kw)
     return run

@@ -8,18 +8,6 @@ from __future__ import annotations
 
 from tensorlet._src.framework import errors
 from tensorlet._src.ops._helpers import same_dtype, static, t
-from tensorlet._src.ops.nn_conv import (
-    CONV2D_INPUT,
-    CONV3D_INPUT,
-    DEPTHWISE,
-    DEPTHWISE_FILTER,
-    DEPTHWISE_INPUT,
-    _as_list,
-    _seq1,
-    conv2d,
-    full_seq,
-    padding_arg,
-)
 from tensorlet._src.ops.nn_conv_kernels import shape_of, spatial_axes
 from tensorlet._src.ops.registry import bind, tf_export
 
@@ -173,3 +161,19 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
             raise ValueError(f"Dimensions {ps[i]} and 1 are not compatible")
     y = depthwise_conv2d(input, depthwise_filter, strides, padding, data_format, dilations)
     return conv2d(y, pw, 1, "VALID", data_format or "NHWC")
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops.nn_conv import (  # noqa: E402
+    CONV2D_INPUT,
+    CONV3D_INPUT,
+    DEPTHWISE,
+    DEPTHWISE_FILTER,
+    DEPTHWISE_INPUT,
+    _as_list,
+    _seq1,
+    conv2d,
+    full_seq,
+    padding_arg,
+)

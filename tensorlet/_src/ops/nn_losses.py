@@ -11,16 +11,11 @@ import math
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.context import ctx
 from tensorlet._src.framework.tensor import EagerTensor
-from tensorlet._src.ops import math_binary as mb
-from tensorlet._src.ops import math_unary as mu
-from tensorlet._src.ops._helpers import same_dtype, t
-from tensorlet._src.ops._helpers import t as to_tensor
-from tensorlet._src.ops.nn_activations import LOG_SOFTMAX, SOFTMAX, const, f32, norm_axis, relu, softplus
+from tensorlet._src.ops._helpers import same_dtype, t, t as to_tensor
 from tensorlet._src.ops.registry import bind, defop, tf_export
 
 D = _dt
@@ -72,7 +67,7 @@ def _known_zero(g):
 def _backprop_grad(g_backprop, features):
     """The gradient reaching ``features`` through the ``backprop`` output (softmax(features) - labels)."""
     s = bind(SOFTMAX, features)
-    return (g_backprop - T.reduce_sum(g_backprop * s, -1, keepdims=True)) * s
+    return (g_backprop - reduce.reduce_sum(g_backprop * s, -1, keepdims=True)) * s
 
 
 def _xent_grad(g, ans, features, labels):
@@ -80,13 +75,13 @@ def _xent_grad(g, ans, features, labels):
     # A gradient arriving at the backprop output (second derivatives) adds softmax's derivative for features
     # and -1 for labels (TF leaves that labels term out, so its second derivatives in labels are zero).
     g_loss, g_backprop = g
-    g_loss = T.expand_dims(g_loss, -1)
+    g_loss = array_ops.expand_dims(g_loss, -1)
     g_features = g_loss * ans[1]
     g_labels = g_loss * -bind(LOG_SOFTMAX, features)
     if not _known_zero(g_backprop):
         g_features = g_features + _backprop_grad(g_backprop, features)
         g_labels = g_labels - g_backprop
-    return T.unbroadcast(g_features, features), T.unbroadcast(g_labels, labels)
+    return unbroadcast(g_features, features), unbroadcast(g_labels, labels)
 
 
 SOFTMAX_XENT = defop("SoftmaxCrossEntropyWithLogits", _xent, dtypes=FLOATS, n_out=2, check=_xent_check, quiet=True,
@@ -111,8 +106,8 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
         if ax != rank - 1:  # move ``axis`` to the end, keeping the other axes in order (the loss's axes)
             perm = [i for i in range(rank) if i != ax] + [ax]
             if labels.shape != logits.shape:
-                labels = T.broadcast_to(labels, T.shape(logits))
-            transpose = T.transpose
+                labels = array_ops.broadcast_to(labels, array_misc.shape(logits))
+            transpose = array_ops.transpose
             logits, labels = transpose(logits, perm), transpose(labels, perm)
     return bind(SOFTMAX_XENT, logits, labels)[0]
 
@@ -153,7 +148,7 @@ def _tf_word(d):
 
 def _sparse_xent_grad(g, ans, features, labels):
     g_loss, g_backprop = g
-    g_features = T.expand_dims(g_loss, -1) * ans[1]
+    g_features = array_ops.expand_dims(g_loss, -1) * ans[1]
     if not _known_zero(g_backprop):
         g_features = g_features + _backprop_grad(g_backprop, features)
     return g_features, None  # integer labels have no gradient
@@ -249,15 +244,15 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     """
     log_input, targets = same_dtype("Mul", log_input, targets)
     _same_shape(log_input, targets, "log_input", "targets")
-    exp, log = T.math.exp, T.math.log
+    exp, log = mu.exp, mu.log
     result = exp(log_input) - log_input * targets
     if compute_full_loss:
         d = targets.dtype
-        where = T.where
+        where = array_misc.where
         small = mb.logical_and(targets >= 0, targets <= 1)
-        z = where(small, T.ones_like(targets), targets)  # keeps log() finite where the term is unused
+        z = where(small, creation.ones_like(targets), targets)  # keeps log() finite where the term is unused
         stirling = z * log(z) - z + const(0.5, d) * log(const(2 * math.pi, d) * z)
-        result = result + where(small, T.zeros_like(targets), stirling)
+        result = result + where(small, creation.zeros_like(targets), stirling)
     return result
 
 
@@ -282,9 +277,9 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
         w = mb.cast(t(sample_weight), dtype)
         diff = w.shape.rank - loss.shape.rank
         if diff == 1 and w.shape[-1] == 1:
-            w = T.squeeze(w, [-1])
+            w = array_ops.squeeze(w, [-1])
         elif diff == -1:
-            w = T.expand_dims(w, -1)
+            w = array_ops.expand_dims(w, -1)
         loss = mb.multiply(loss, w)
     if global_batch_size is None:
         global_batch_size = loss.shape[0] * _num_replicas()
@@ -295,11 +290,19 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
     if bool(np.any(gbs.numpy() < 0)):
         raise errors.invalid_argument("AssertGreaterEqual", "global_batch_size must be non-negative.  Condition x >= "
                                       f"0 did not hold element-wise: x = {gbs.numpy()}")
-    return mb.divide_no_nan(T.math.reduce_sum(loss), mb.cast(gbs, dtype))
+    return mb.divide_no_nan(reduce.reduce_sum(loss), mb.cast(gbs, dtype))
 
 
 @tf_export("nn.scale_regularization_loss")
 def scale_regularization_loss(regularization_loss):
     """sum(regularization_loss) / number of replicas.  ``tf.nn.scale_regularization_loss(3.0)`` -> ``3.0``."""
-    return mb.truediv(T.math.reduce_sum(t(regularization_loss)), _num_replicas())
+    return mb.truediv(reduce.reduce_sum(t(regularization_loss)), _num_replicas())
 
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import array_misc, array_ops, creation, reduce  # noqa: E402
+from tensorlet._src.ops.grad_utils import unbroadcast  # noqa: E402
+from tensorlet._src.ops import math_binary as mb  # noqa: E402
+from tensorlet._src.ops import math_unary as mu  # noqa: E402
+from tensorlet._src.ops.nn_activations import LOG_SOFTMAX, SOFTMAX, const, f32, norm_axis, relu, softplus  # noqa: E402

@@ -8,14 +8,11 @@ import numbers
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import EagerTensor, Tensor
-from tensorlet._src.ops import math_binary as mb
 from tensorlet._src.ops import shapes
 from tensorlet._src.ops._helpers import same_dtype, static, static_axis, t
-from tensorlet._src.ops.nn_activations import const, f32
 from tensorlet._src.ops.registry import bind, defop, tf_export
 
 D = _dt
@@ -36,7 +33,7 @@ def _like(v, dtype):
 
 
 def _squeeze(x, axes):
-    return T.squeeze(x, list(axes)) if axes else x
+    return array_ops.squeeze(x, list(axes)) if axes else x
 
 
 # --- moments ---------------------------------------------------------------------------------
@@ -50,9 +47,9 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     x = t(x)
     axes = _axes(axes)
     y = mb.cast(x, D.float32) if x.dtype is D.float16 else x
-    reduce_mean = T.math.reduce_mean
+    reduce_mean = reduce.reduce_mean
     mean = reduce_mean(y, axes, keepdims=True)
-    variance = reduce_mean(mb.squared_difference(y, T.stop_gradient(mean)), axes, keepdims=True)
+    variance = reduce_mean(mb.squared_difference(y, array_misc.stop_gradient(mean)), axes, keepdims=True)
     if not keepdims:
         mean, variance = _squeeze(mean, axes), _squeeze(variance, axes)
     if x.dtype is D.float16:
@@ -74,9 +71,9 @@ def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
         x = mb.cast(x, D.float32)
     if w.dtype is not x.dtype:
         w = mb.cast(w, x.dtype)
-    reduce_sum = T.math.reduce_sum
+    reduce_sum = reduce.reduce_sum
     weighted_sum = reduce_sum(mb.multiply(w, x), axes, keepdims=True)
-    sum_of_weights = reduce_sum(mb.add(w, T.zeros_like(x)), axes, keepdims=True)
+    sum_of_weights = reduce_sum(mb.add(w, creation.zeros_like(x)), axes, keepdims=True)
     mean = mb.divide_no_nan(weighted_sum, sum_of_weights)
     distsq = reduce_sum(mb.multiply(w, mb.squared_difference(x, mean)), axes, keepdims=True)
     variance = mb.divide_no_nan(distsq, sum_of_weights)
@@ -107,7 +104,7 @@ def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
     else:
         m_ss = x
         v_ss = mb.multiply(x, x)
-    reduce_sum = T.math.reduce_sum
+    reduce_sum = reduce.reduce_sum
     return counts, reduce_sum(m_ss, axes, keepdims=keepdims), reduce_sum(v_ss, axes, keepdims=keepdims), shift
 
 
@@ -141,7 +138,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
         return None if p is None else _like(p, pd)
 
     mean, variance, offset, scale = conv(mean), conv(variance), conv(offset), conv(scale)
-    inv = T.math.rsqrt(mb.add(variance, _like(variance_epsilon, variance.dtype)))
+    inv = math_unary.rsqrt(mb.add(variance, _like(variance_epsilon, variance.dtype)))
     if scale is not None:
         inv = inv * scale
     shift = offset - mean * inv if offset is not None else -mean * inv
@@ -217,7 +214,7 @@ def _word(d):
 
 def _upcast(x):
     """Half-precision tensors as float32 for the gradient arithmetic (TF's kernels accumulate in float)."""
-    return T.cast(x, D.float32) if x.dtype in (D.float16, D.bfloat16) else x
+    return mb.cast(x, D.float32) if x.dtype in (D.float16, D.bfloat16) else x
 
 
 def _fused_bn_grad(g, ans, x, scale, offset, mean, variance, *, epsilon, exponential_avg_factor, data_format,
@@ -234,25 +231,25 @@ def _fused_bn_grad(g, ans, x, scale, offset, mean, variance, *, epsilon, exponen
     c = _channel_axis(data_format)
     axes = [i for i in range(rank) if i != c]
     bshape = [-1 if i == c else 1 for i in range(rank)]
-    reduce_mean, reduce_sum, reshape = T.reduce_mean, T.reduce_sum, T.reshape
+    reduce_mean, reduce_sum, reshape = reduce.reduce_mean, reduce.reduce_sum, array_ops.reshape
     if is_training:
         m = reduce_mean(xf, axes, keepdims=True)
         xc = xf - m
         v = reduce_mean(xc * xc, axes, keepdims=True)
     else:
-        m = reshape(T.cast(mean, xf.dtype), bshape)
-        v = reshape(T.cast(variance, xf.dtype), bshape)
+        m = reshape(mb.cast(mean, xf.dtype), bshape)
+        v = reshape(mb.cast(variance, xf.dtype), bshape)
         xc = xf - m
-    inv = T.math.rsqrt(v + T.cast(epsilon, xf.dtype))
+    inv = math_unary.rsqrt(v + mb.cast(epsilon, xf.dtype))
     xhat = xc * inv
     d_offset = reduce_sum(dy, axes)
     d_scale = reduce_sum(dy * xhat, axes)
-    k = reshape(T.cast(scale, xf.dtype), bshape) * inv
+    k = reshape(mb.cast(scale, xf.dtype), bshape) * inv
     if is_training:
         dx = k * (dy - reduce_mean(dy, axes, keepdims=True) - xhat * reduce_mean(dy * xhat, axes, keepdims=True))
     else:
         dx = dy * k
-    return T.cast(dx, x.dtype), T.cast(d_scale, scale.dtype), T.cast(d_offset, offset.dtype), None, None
+    return mb.cast(dx, x.dtype), mb.cast(d_scale, scale.dtype), mb.cast(d_offset, offset.dtype), None, None
 
 
 FUSED_BATCH_NORM = defop("FusedBatchNormV3", _fused_bn, dtypes=_BN_T, n_out=6, check=_fused_bn_check, quiet=True,
@@ -308,7 +305,7 @@ def _bias_add_grad(g, ans, value, bias, data_format):
     # TF's BiasAddGrad: the gradient summed over every axis but the channel axis
     rank = len(g.shape)
     c = 1 if data_format == "NCHW" else rank - 1
-    return g, T.reduce_sum(g, [i for i in range(rank) if i != c])
+    return g, reduce.reduce_sum(g, [i for i in range(rank) if i != c])
 
 
 BIAS_ADD = defop("BiasAdd", _bias_add, dtypes=D.NUMERIC, check=_bias_check, shape=lambda v, b, **a: shapes.same(v),
@@ -369,7 +366,7 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate}")
     shape = _noise_shape(x, noise_shape)
     keep = mb.greater_equal(_uniform(shape, x.dtype, seed), rate_t)
-    return T.where(keep, scaled, t(0, dtype=x.dtype))
+    return array_misc.where(keep, scaled, t(0, dtype=x.dtype))
 
 
 def _noise_shape(x, noise_shape):
@@ -387,7 +384,7 @@ def _noise_shape(x, noise_shape):
 
 def _uniform(shape, dtype, seed):
     """Uniform [0, 1) samples from tensorlet's random module (``tf.random.uniform``, global + op seeds)."""
-    return T.random.uniform(shape, dtype=dtype, seed=seed)
+    return random_gen.uniform(shape, dtype=dtype, seed=seed)
 
 
 # --- embedding_lookup ------------------------------------------------------------------------
@@ -401,13 +398,13 @@ def _lookup(params, ids, partition_strategy, max_norm):
     if partition_strategy not in ("mod", "div"):
         raise ValueError(f"Unrecognized partition strategy: {partition_strategy}.Must be one of either `mod` or "
                          "`div`.")
-    gather = T.gather
+    gather = gather_scatter.gather
     plist = [t(p) for p in plist]
     ids = t(ids)
     if len(plist) == 1:
         result = gather(plist[0], ids)
     else:
-        result = gather(T.concat(plist, 0), _partitioned_ids(plist, ids, partition_strategy))
+        result = gather(array_ops.concat(plist, 0), _partitioned_ids(plist, ids, partition_strategy))
     if max_norm is not None:
         result = _clip_rows(result, ids.shape.rank, max_norm)
     return result
@@ -430,7 +427,7 @@ def _partitioned_ids(plist, ids, strategy):
         row = mb.add(mb.multiply(first, mb.floormod(ids, per + 1)), mb.multiply(mb.subtract(1, first), rest))
     if isinstance(part, EagerTensor):
         _check_partitions(part._v, row._v, n, sizes)
-    return mb.add(T.gather(t(offsets), part), row)
+    return mb.add(gather_scatter.gather(t(offsets), part), row)
 
 
 def _check_partitions(part, row, n, sizes):
@@ -451,10 +448,10 @@ def _clip_rows(x, ids_rank, max_norm):
     axes = list(range(ids_rank, x.shape.rank))
     sq = mb.multiply(x, x)
     if axes:
-        sq = T.math.reduce_sum(sq, axes, keepdims=True)
+        sq = reduce.reduce_sum(sq, axes, keepdims=True)
     positive = mb.greater(sq, 0)
-    where = T.where
-    norm = where(positive, T.math.sqrt(where(positive, sq, T.ones_like(sq))), sq)
+    where = array_misc.where
+    norm = where(positive, math_unary.sqrt(where(positive, sq, creation.ones_like(sq))), sq)
     clip = mb.cast(t(max_norm), x.dtype) if _is_tensor(max_norm) else const(max_norm, x.dtype)
     return mb.truediv(mb.multiply(x, clip), mb.maximum(norm, clip))
 
@@ -496,17 +493,17 @@ def _lrn_grad(g, ans, x, depth_radius, bias, alpha, beta):
     dx = g * n^-beta - 2 * alpha * beta * x * window_sum(g * x * n^(-beta - 1)).
     """
     xf, gf = _upcast(x), _upcast(g)
-    shape = T.shape(xf)
+    shape = array_misc.shape(xf)
     depth = x.shape[-1]
     band = t(_band(depth, depth_radius, xf.dtype.as_numpy_dtype))
 
     def window_sum(v):  # over the last axis, as a 2-D matmul with the band
-        return T.reshape(T.matmul(T.reshape(v, [-1, depth]), band), shape)
+        return array_ops.reshape(matmul.matmul(array_ops.reshape(v, [-1, depth]), band), shape)
 
-    n = window_sum(xf * xf) * T.cast(alpha, xf.dtype) + T.cast(bias, xf.dtype)
-    f = T.pow(n, T.cast(-beta, xf.dtype))
-    dx = gf * f - T.cast(2 * alpha * beta, xf.dtype) * xf * window_sum(gf * xf * f / n)
-    return T.cast(dx, x.dtype)
+    n = window_sum(xf * xf) * mb.cast(alpha, xf.dtype) + mb.cast(bias, xf.dtype)
+    f = mb.pow(n, mb.cast(-beta, xf.dtype))
+    dx = gf * f - mb.cast(2 * alpha * beta, xf.dtype) * xf * window_sum(gf * xf * f / n)
+    return mb.cast(dx, x.dtype)
 
 
 def _lrn_check(x, depth_radius, **_):
@@ -528,3 +525,19 @@ def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.
     """
     return bind(LRN, t(input), depth_radius=int(static(depth_radius)), bias=float(static(bias)),
                 alpha=float(static(alpha)), beta=float(static(beta)))
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import (  # noqa: E402
+    array_misc,
+    array_ops,
+    creation,
+    gather_scatter,
+    math_unary,
+    matmul,
+    random_gen,
+    reduce,
+)
+from tensorlet._src.ops import math_binary as mb  # noqa: E402
+from tensorlet._src.ops.nn_activations import const, f32  # noqa: E402

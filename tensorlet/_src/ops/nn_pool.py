@@ -17,11 +17,9 @@ import collections
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.ops._helpers import t, to_shape_tuple
-from tensorlet._src.ops.nn_conv import check_explicit_paddings, full_seq, padding_arg
 from tensorlet._src.ops.nn_conv_kernels import jit_lowering, known, shape_of, spatial_axes
 from tensorlet._src.ops.nn_pool_kernels import (
     argmax_grad_grad_kernel,
@@ -173,20 +171,20 @@ F16_32 = (D.float16, D.bfloat16, D.float32)
 
 def _grad_of_grad(other):
     """Gradient of a max-pool gradient op (orig_input, orig_output, grad): zeros, zeros, ``other()`` of g."""
-    return lambda g, ans, x, y, dy, **a: (T.zeros_like(x), T.zeros_like(y), bind(other(), x, y, g, **a))
+    return lambda g, ans, x, y, dy, **a: (creation.zeros_like(x), creation.zeros_like(y), bind(other(), x, y, g, **a))
 
 
 def _grad_of_argmax_grad(other):
     """Gradient of MaxPoolGrad{,Grad}WithArgmax (input, grad, argmax): zeros, ``other()`` of g, None."""
-    return lambda g, ans, x, dy, argmax, **a: (T.zeros_like(x), bind(other(), x, g, argmax, **a), None)
+    return lambda g, ans, x, dy, argmax, **a: (creation.zeros_like(x), bind(other(), x, g, argmax, **a), None)
 
 
-MAX_POOL = defop("MaxPool", max_kernel, jax_impl=J(jax_max), dtypes=MAXPOOL_TYPES,
+MAX_POOL = defop("MaxPool", max_kernel, heavy=True, jax_impl=J(jax_max), dtypes=MAXPOOL_TYPES,
                  check=_pool_check("MaxPool", 2, _P2), grad=lambda g, ans, x, **a: bind(MAX_POOL_GRAD, x, ans, g, **a))
 MAX_POOL3D = defop("MaxPool3D", max_kernel, jax_impl=J(jax_max), dtypes=F16_32, check=_pool_check("MaxPool3D", 3, _P),
                    grad=lambda g, ans, x, **a: bind(MAX_POOL3D_GRAD, x, ans, g, **a))
 AVG_POOL = defop("AvgPool", avg_kernel, jax_impl=J(jax_avg), dtypes=FLOATS, check=_pool_check("AvgPool", 2, _P),
-                 grad=lambda g, ans, x, **a: bind(AVG_POOL_GRAD, g, orig_input_shape=shape_of(x), **a))
+                 heavy=True, grad=lambda g, ans, x, **a: bind(AVG_POOL_GRAD, g, orig_input_shape=shape_of(x), **a))
 AVG_POOL3D = defop("AvgPool3D", avg_kernel, jax_impl=J(jax_avg), dtypes=FLOATS,
                    check=_pool_check("AvgPool3D", 3, _P),
                    grad=lambda g, ans, x, **a: bind(AVG_POOL3D_GRAD, g, orig_input_shape=shape_of(x), **a))
@@ -370,3 +368,9 @@ def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_
         raise NotImplementedError("tensorlet does not implement tf.nn.pool with dilations > 1 yet")
     fn = max_pool if pooling_type == "MAX" else avg_pool
     return fn(x, w, s, padding, data_format)
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import creation  # noqa: E402
+from tensorlet._src.ops.nn_conv import check_explicit_paddings, full_seq, padding_arg  # noqa: E402

@@ -8,8 +8,9 @@ views; the lowerings use ``jax.lax.reduce_window`` (forward) or share the ``xp``
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
+
+from tensorlet._src.framework.dtypes import finfo, is_float_np, is_low_float_np
 
 from tensorlet._src.ops.nn_conv_kernels import (
     from_last,
@@ -21,17 +22,15 @@ from tensorlet._src.ops.nn_conv_kernels import (
     to_last,
 )
 
-_LOW = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
-
 
 def _is_float(dt):
-    return np.dtype(dt).kind == "f" or np.dtype(dt) == np.dtype(ml_dtypes.bfloat16)
+    return is_float_np(dt)
 
 
 def _lowest(dt):
     """TF's initial value of a max: the lowest finite value of the dtype."""
     dt = np.dtype(dt)
-    return dt.type(ml_dtypes.finfo(dt).min if _is_float(dt) else np.iinfo(dt).min)
+    return dt.type(finfo(dt).min if _is_float(dt) else np.iinfo(dt).min)
 
 
 def window(x_shape, ksize, strides, padding, explicit_paddings, data_format):
@@ -103,7 +102,7 @@ def jax_max(xp, x, ksize, strides, padding, explicit_paddings=(), data_format="N
 
 def avg_kernel(xp, x, ksize, strides, padding, data_format="NHWC"):
     cf, sizes, k, s, pads, osz = window(x.shape, ksize, strides, padding, (), data_format)
-    work = np.float32 if x.dtype in _LOW else x.dtype
+    work = np.float32 if is_low_float_np(x.dtype) else x.dtype
     xpad = pad_spatial(np, to_last(np, x, cf).astype(work, copy=False), pads)
     acc = np.zeros((x.shape[0],) + osz + (xpad.shape[-1],), work)
     if acc.size:
@@ -117,7 +116,7 @@ def jax_avg(xp, x, ksize, strides, padding, data_format="NHWC"):
     from jax import lax
 
     cf, sizes, k, s, pads, osz = window(x.shape, ksize, strides, padding, (), data_format)
-    work = np.float32 if x.dtype in _LOW else x.dtype
+    work = np.float32 if is_low_float_np(x.dtype) else x.dtype
     kk, st = [1] * x.ndim, [1] * x.ndim
     for a, ki, si in zip(spatial_axes(len(k), cf), k, s):
         kk[a], st[a] = ki, si
@@ -161,7 +160,7 @@ def max_grad_kernel(xp, x, y, g, ksize, strides, padding, explicit_paddings=(), 
 
 def avg_grad_kernel(xp, g, orig_input_shape, ksize, strides, padding, data_format="NHWC"):
     cf, sizes, k, s, pads, osz = window(tuple(orig_input_shape), ksize, strides, padding, (), data_format)
-    work = np.float32 if g.dtype in _LOW else g.dtype
+    work = np.float32 if is_low_float_np(g.dtype) else g.dtype
     q = to_last(xp, g, cf).astype(work) / _counts(sizes, k, s, pads, osz, False).astype(work)
     psz = tuple(n + lo + hi for n, (lo, hi) in zip(sizes, pads))
     c = orig_input_shape[1 if cf else -1]

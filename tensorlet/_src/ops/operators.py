@@ -9,6 +9,7 @@ from __future__ import annotations
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import Tensor
+from tensorlet._src.framework.variables import Variable
 from tensorlet._src.ops import math_binary as mb
 from tensorlet._src.ops import math_unary as mu
 from tensorlet._src.ops.indexing import getitem
@@ -98,3 +99,8 @@ def install(cls) -> None:
 
 
 install(Tensor)
+install(Variable)
+
+from tensorlet._src.ops import variable_methods  # noqa: E402  (scatter/slice methods; after install)
+
+variable_methods.install()

@@ -33,9 +33,7 @@ from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import Tensor, convert_to_tensor
 from tensorlet._src.framework.variables import Variable
-from tensorlet._src.ops import math_binary as mb
 from tensorlet._src.ops import random_ops as R
-from tensorlet._src.ops import random_stateless as S
 from tensorlet._src.ops._helpers import static, t
 from tensorlet._src.ops.registry import bind, tf_export
 
@@ -446,3 +444,9 @@ def set_global_generator(generator):
     """Replace the global generator (existing references to the old one keep it)."""
     global _global_generator
     _global_generator = generator
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import math_binary as mb  # noqa: E402
+from tensorlet._src.ops import random_stateless as S  # noqa: E402

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 
-import ml_dtypes
 import numpy as np
 
 from tensorlet._src.framework import dtypes as _dt
@@ -36,7 +35,6 @@ _M0, _M1 = 0xD2511F53, 0xCD9E8D57  # Philox4x32 multipliers
 _W0, _W1 = 0x9E3779B9, 0xBB67AE85  # Philox4x32 key schedule (Weyl) constants
 _MASK = 0xFFFFFFFF
 _SEED_KEY = 0x02461E29_3EC8F720  # fixed key that scrambles a user seed into a key/counter (as TF)
-_BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
 # --- the generator ------------------------------------------------------------------
@@ -113,7 +111,7 @@ def _unit32(w, d):
     """Uniform [0, 1) from 32-bit words: the low mantissa bits of each word (exact)."""
     if d == np.float16:
         return ((w & 0x3FF).astype(np.float32) * np.float32(2.0 ** -10)).astype(d)
-    if d == _BF16:
+    if _dt.is_bfloat16_np(d):
         return ((w & 0x7F).astype(np.float32) * np.float32(2.0 ** -7)).astype(d)
     return (w & 0x7FFFFF).astype(np.float32) * np.float32(2.0 ** -23)
 

@@ -16,8 +16,6 @@ import numpy as np
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tensor
-from tensorlet._src.ops import math_binary as mb
-from tensorlet._src.ops import random_ops as R
 from tensorlet._src.ops._helpers import static, t
 from tensorlet._src.ops.registry import bind, tf_export
 
@@ -428,3 +426,9 @@ def _state_words(seed, size):
         seed = convert_to_tensor(seed).numpy()
     flat = [_to_int64(v) for v in np.asarray(seed, dtype=object).reshape(-1).tolist()][:size]
     return np.array([0] * (size - len(flat)) + flat, np.int64)
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import math_binary as mb  # noqa: E402
+from tensorlet._src.ops import random_ops as R  # noqa: E402

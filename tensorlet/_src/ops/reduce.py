@@ -9,29 +9,25 @@ float32 as TF's kernels do; integer means truncate toward zero without overflowi
 from __future__ import annotations
 
 
-import ml_dtypes
 import numpy as np
 
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
-from tensorlet._src.framework.tensor import Tensor
-from tensorlet._src.framework.tensor import EagerTensor
+from tensorlet._src.framework.tensor import constant, EagerTensor, Tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.ops import shapes
 from tensorlet._src.ops._helpers import static, t
 from tensorlet._src.ops.registry import NONDIFF, bind, defop, tf_export
+from tensorlet._src.ops.tfdef import REDUCTION, TFDef, scalar_axis
 
 D = _dt
-_BF16 = np.dtype(ml_dtypes.bfloat16)
-_LOWP = (np.dtype(np.float16), _BF16)  # accumulate in float32
 MINMAX_TYPES = D.REALS
 ARG_TYPES = D.REALS + (D.bool,)
 ARG_OUT_TYPES = (D.int16, D.uint16, D.int32, D.int64)
 
 
 def _is_float(d) -> bool:
-    return d.kind == "f" or d == _BF16
+    return _dt.is_float_np(d)
 
 
 
@@ -97,7 +93,7 @@ def reduce_shape(x, axis=None, keepdims=False, **_):
 
 def _sum_kernel(xp, x, axis=None, keepdims=False):
     d = x.dtype
-    if d in _LOWP:
+    if _dt.is_low_float_np(d):
         return xp.sum(x, axis=axis, dtype=np.float32, keepdims=keepdims).astype(d)
     if xp is np:  # the ufunc method directly: np.sum's Python wrapper costs about a microsecond
         return np.add.reduce(x, axis=axis, dtype=d, keepdims=keepdims)
@@ -112,7 +108,7 @@ def _mean_kernel(xp, x, axis=None, keepdims=False):
         n = max(n, 1)
         q = xp.sign(s) * (xp.abs(s) // n) if d.kind == "i" else s // n
         return q.astype(d)
-    acc = np.float32 if d in _LOWP else d
+    acc = np.float32 if _dt.is_low_float_np(d) else d
     return (xp.sum(x, axis=axis, dtype=acc, keepdims=keepdims) / n).astype(d)
 
 
@@ -140,7 +136,8 @@ def _euclid_kernel(xp, x, axis=None, keepdims=False):
         s = xp.sum(x * x, axis=axis, dtype=d, keepdims=keepdims)
         return xp.floor(xp.sqrt(s.astype(np.float64))).astype(d)
     sq = x * x  # squared in the input type (float16 overflows to inf as in TF)
-    return xp.sqrt(xp.sum(sq, axis=axis, dtype=np.float32 if d in _LOWP else d, keepdims=keepdims)).astype(d)
+    acc = np.float32 if _dt.is_low_float_np(d) else d
+    return xp.sqrt(xp.sum(sq, axis=axis, dtype=acc, keepdims=keepdims)).astype(d)
 
 
 def _arg_kernel(fname, fill):
@@ -169,17 +166,17 @@ def _kept_shape(x, axis):
 def _expand(g, x, axis):
     """The reduction's upstream gradient ``g`` broadcast back to ``x``'s shape."""
     if x.__class__ is not EagerTensor and not x.shape.is_fully_defined():  # traced with run-time dims
-        shp = T.shape(x)
+        shp = array_misc.shape(x)
         if axis is None:
-            kept = T.ones_like(shp)
+            kept = creation.ones_like(shp)
         else:
             mask = np.zeros(x.shape.rank, bool)
             mask[list(axis)] = True
-            kept = T.where(T.constant(mask), T.ones_like(shp), shp)
-        return T.broadcast_to(T.reshape(g, kept), shp)
+            kept = array_misc.where(constant(mask), creation.ones_like(shp), shp)
+        return array_ops.broadcast_to(array_ops.reshape(g, kept), shp)
     if axis is None and g.ndim == 0:  # a full reduction: the scalar broadcasts as it is
-        return T.broadcast_to(g, x._v.shape if x.__class__ is EagerTensor else tuple(x.shape))
-    return T.broadcast_to(T.reshape(g, _kept_shape(x, axis)), tuple(x.shape))
+        return array_ops.broadcast_to(g, x._v.shape if x.__class__ is EagerTensor else tuple(x.shape))
+    return array_ops.broadcast_to(array_ops.reshape(g, _kept_shape(x, axis)), tuple(x.shape))
 
 
 def _sum_grad(g, ans, x, axis=None, keepdims=False):
@@ -188,18 +185,18 @@ def _sum_grad(g, ans, x, axis=None, keepdims=False):
 
 def _mean_grad(g, ans, x, axis=None, keepdims=False):
     if x.__class__ is not EagerTensor and not x.shape.is_fully_defined():  # traced with run-time dims
-        shp = T.shape(x)
-        n = T.reduce_prod(shp if axis is None else T.gather(shp, list(axis)))
-        return _expand(g / T.cast(T.maximum(n, 1), g.dtype), x, axis)
+        shp = array_misc.shape(x)
+        n = reduce_prod(shp if axis is None else gather_scatter.gather(shp, list(axis)))
+        return _expand(g / math_binary.cast(math_binary.maximum(n, 1), g.dtype), x, axis)
     return _expand(g / max(_count(tuple(x.shape), axis), 1), x, axis)
 
 
 def _extreme_grad(g, ans, x, axis=None, keepdims=False):
     """TF's rule for max/min: the gradient is split evenly among the elements equal to the result."""
     kept = _kept_shape(x, axis)
-    hits = T.cast(T.equal(T.reshape(ans, kept), x), g.dtype)
-    count = T.reduce_sum(hits, axis=axis, keepdims=True)
-    return hits / count * T.reshape(g, kept)
+    hits = math_binary.cast(math_binary.equal(array_ops.reshape(ans, kept), x), g.dtype)
+    count = reduce_sum(hits, axis=axis, keepdims=True)
+    return hits / count * array_ops.reshape(g, kept)
 
 
 def _prod_grad(g, ans, x, axis=None, keepdims=False):
@@ -210,38 +207,40 @@ def _prod_grad(g, ans, x, axis=None, keepdims=False):
     other = [i for i in range(rank) if i not in reduced]
     perm = reduced + other
     inv = [perm.index(i) for i in range(rank)]
-    permuted = T.transpose(x, perm) if rank else x
-    flat = T.reshape(permuted, (_count(shp, tuple(reduced)), _count(shp, tuple(other))))
-    left = T.math.cumprod(flat, axis=0, exclusive=True)
-    right = T.math.cumprod(flat, axis=0, exclusive=True, reverse=True)
+    permuted = array_ops.transpose(x, perm) if rank else x
+    flat = array_ops.reshape(permuted, (_count(shp, tuple(reduced)), _count(shp, tuple(other))))
+    left = scan_sort.cumprod(flat, axis=0, exclusive=True)
+    right = scan_sort.cumprod(flat, axis=0, exclusive=True, reverse=True)
     others = left * right
     if x.dtype.is_complex:
-        others = T.math.conj(others)
-    others = T.reshape(others, tuple(shp[i] for i in perm))
+        others = math_unary.conj(others)
+    others = array_ops.reshape(others, tuple(shp[i] for i in perm))
     if rank:
-        others = T.transpose(others, inv)
+        others = array_ops.transpose(others, inv)
     return _expand(g, x, axis) * others
 
 
 def _euclid_grad(g, ans, x, axis=None, keepdims=False):
     """x * (g / norm): NaN where the norm is 0, as TF's x / (norm / g); no g in a denominator (finite JVPs)."""
     kept = _kept_shape(x, axis)
-    return x * (T.reshape(g, kept) / T.reshape(ans, kept))
+    return x * (array_ops.reshape(g, kept) / array_ops.reshape(ans, kept))
 
 
-SUM = defop("Sum", _sum_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True, grad=_sum_grad)
-MEAN = defop("Mean", _mean_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True, grad=_mean_grad)
-MAX = defop("Max", _extreme("max", True), dtypes=MINMAX_TYPES, shape=reduce_shape, grad=_extreme_grad)
-MIN = defop("Min", _extreme("min", False), dtypes=MINMAX_TYPES, shape=reduce_shape, grad=_extreme_grad)
-PROD = defop("Prod", _prod_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True, grad=_prod_grad)
+SUM = defop("Sum", _sum_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True, grad=_sum_grad, tfdef=REDUCTION)
+MEAN = defop("Mean", _mean_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True, grad=_mean_grad, tfdef=REDUCTION)
+MAX = defop("Max", _extreme("max", True), dtypes=MINMAX_TYPES, shape=reduce_shape, grad=_extreme_grad, tfdef=REDUCTION)
+MIN = defop("Min", _extreme("min", False), dtypes=MINMAX_TYPES, shape=reduce_shape, grad=_extreme_grad, tfdef=REDUCTION)
+PROD = defop("Prod", _prod_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True, grad=_prod_grad, tfdef=REDUCTION)
 ANY = defop("Any", lambda xp, x, axis=None, keepdims=False: xp.any(x, axis=axis, keepdims=keepdims),
-            dtypes=(D.bool,), shape=reduce_shape, grad=NONDIFF)
+            dtypes=(D.bool,), shape=reduce_shape, grad=NONDIFF, tfdef=REDUCTION)
 ALL = defop("All", lambda xp, x, axis=None, keepdims=False: xp.all(x, axis=axis, keepdims=keepdims),
-            dtypes=(D.bool,), shape=reduce_shape, grad=NONDIFF)
+            dtypes=(D.bool,), shape=reduce_shape, grad=NONDIFF, tfdef=REDUCTION)
 EUCLIDEAN_NORM = defop("EuclideanNorm", _euclid_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True,
-                       grad=_euclid_grad)
-ARGMAX = defop("ArgMax", _arg_kernel("argmax", -np.inf), dtypes=ARG_TYPES, shape=_arg_shape, grad=NONDIFF)
-ARGMIN = defop("ArgMin", _arg_kernel("argmin", np.inf), dtypes=ARG_TYPES, shape=_arg_shape, grad=NONDIFF)
+                       grad=_euclid_grad, tfdef=REDUCTION)
+ARGMAX = defop("ArgMax", _arg_kernel("argmax", -np.inf), dtypes=ARG_TYPES, shape=_arg_shape, grad=NONDIFF,
+               tfdef=TFDef(consts=[("axis", 1, "int32")], from_tf=scalar_axis))
+ARGMIN = defop("ArgMin", _arg_kernel("argmin", np.inf), dtypes=ARG_TYPES, shape=_arg_shape, grad=NONDIFF,
+               tfdef=TFDef(consts=[("axis", 1, "int32")], from_tf=scalar_axis))
 
 
 def _reduce(op, input_tensor, axis, keepdims):
@@ -403,10 +402,11 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     """
     x = t(input_tensor)
     raw_max = reduce_max(x, axis, keepdims=True)
-    shift = T.stop_gradient(T.where(T.math.is_finite(raw_max), raw_max, T.zeros_like(raw_max)))
-    out = T.math.log(reduce_sum(T.math.exp(x - shift), axis, keepdims=keepdims))
+    finite_max = array_misc.where(math_unary.is_finite(raw_max), raw_max, creation.zeros_like(raw_max))
+    shift = array_misc.stop_gradient(finite_max)
+    out = math_unary.log(reduce_sum(math_unary.exp(x - shift), axis, keepdims=keepdims))
     if not keepdims:
-        shift = T.reshape(shift, out.shape)
+        shift = array_ops.reshape(shift, out.shape)
     return out + shift
 
 
@@ -423,9 +423,9 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
         raise TypeError(f"Input must be either real or complex. Received integer type {x.dtype}.")
     diff = x - means
     if x.dtype.is_complex:
-        sq = T.math.real(diff * T.math.conj(diff))
+        sq = math_unary.real(diff * math_unary.conj(diff))
     else:
-        sq = T.math.square(diff)
+        sq = math_unary.square(diff)
     return reduce_mean(sq, axis, keepdims=keepdims)
 
 
@@ -436,7 +436,7 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     >>> reduce_std([1., 3.])
     <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
     """
-    return T.math.sqrt(reduce_variance(input_tensor, axis, keepdims))
+    return math_unary.sqrt(reduce_variance(input_tensor, axis, keepdims))
 
 
 @tf_export("math.count_nonzero")
@@ -452,3 +452,16 @@ def count_nonzero(input, axis=None, keepdims=None, dtype=D.int64, name=None):  #
     zero = t(np.array(b"", dtype=object) if x.dtype is D.string else np.zeros((), x.dtype._np))
     nz = cast(not_equal(x, zero), D.int64)
     return cast(reduce_sum(nz, axis, keepdims=bool(keepdims)), dtype)
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import (  # noqa: E402
+    array_misc,
+    array_ops,
+    creation,
+    gather_scatter,
+    math_binary,
+    math_unary,
+    scan_sort,
+)

@@ -18,8 +18,9 @@ import warnings
 import numpy as np
 
 from tensorlet._src.framework import errors
+from tensorlet._src.framework.api_export import EXPORTS, export_value, tf_export  # re-exported: the old home
 from tensorlet._src.framework.context import ctx
-from tensorlet._src.framework.dtypes import from_numpy
+from tensorlet._src.framework.dtypes import from_numpy, is_bfloat16_np
 from tensorlet._src.framework.tensor import EagerTensor, _new
 
 __all__ = ["Op", "defop", "bind", "bind2", "xpfn", "REGISTRY", "NONDIFF", "NO_GRADIENT", "defgrad", "tf_export",
@@ -60,14 +61,30 @@ class xpfn:
         return f"xpfn({self.fname!r})"
 
 
+# What an op is, for the tests that walk the table (``tests/ops/test_registry.py``):
+#   "array"  an array op of an op family: reference CASES in tests/ops (eager, lowering, gradients)
+#   "graph"  exists only inside traced graphs (placeholders, constants, control flow, run-time shapes, host calls):
+#            tests/graph
+#   "io"     tf.io's file, codec and parsing ops, loaded with tf.io: tests/io
+#   "v1"     TF1 graph-mode ops (Session assignments, no-ops): tests/compat
+KINDS = ("array", "graph", "io", "v1")
+
+
 class Op:
-    """One primitive.  See :func:`defop`."""
+    """One primitive.  See :func:`defop` for the fields."""
 
     __slots__ = ("name", "impl", "np_fn", "fast", "jax_impl", "shape_fn", "grad", "jvp", "n_out", "np_dtypes",
-                 "dtypes", "check", "quiet", "sparse_grad", "doc", "no_lowering", "no_lowering_reason", "stateful")
+                 "dtypes", "check", "quiet", "sparse_grad", "doc", "no_lowering", "no_lowering_reason", "stateful",
+                 "kind", "heavy", "foldable", "located", "shape_only", "host", "serializable", "lower_check", "tfdef")
 
     def __init__(self, name, impl, *, jax_impl=None, shape=None, grad=None, jvp=None, n_out=1,
-                 dtypes=None, check=None, quiet=False, sparse_grad=False, doc="", no_lowering=False, stateful=False):
+                 dtypes=None, check=None, quiet=False, sparse_grad=False, doc="", no_lowering=False,
+                 no_lowering_reason=None, stateful=False, kind="array", heavy=False, foldable=True, located=False,
+                 shape_only=False, host=None, serializable=True, lower_check=None, tfdef=None):
+        if kind not in KINDS:
+            raise ValueError(f"op {name!r}: kind must be one of {KINDS}, got {kind!r}")
+        if host not in (None, "sink", "source"):
+            raise ValueError(f"op {name!r}: host must be None, 'sink' or 'source', got {host!r}")
         self.name = name
         self.impl = impl
         # the eager kernel on arrays only: the NumPy function itself, or impl with xp=np bound
@@ -79,14 +96,25 @@ class Op:
         self.jvp = jvp
         self.n_out = n_out  # 1, an int > 1, or None for "kernel returns a tuple of any length"
         self.dtypes = tuple(dtypes) if dtypes is not None else None
-        self.np_dtypes = frozenset(d._np for d in dtypes) if dtypes is not None else None
+        # bfloat16's NumPy dtype joins on first use (late_dtype_allowed): resolving it here would import ml_dtypes
+        self.np_dtypes = (frozenset(d._np for d in dtypes if d.name != "bfloat16")
+                          if dtypes is not None else None)
         self.check = check
         self.quiet = quiet
         self.sparse_grad = sparse_grad  # the gradient function accepts IndexedSlices upstream gradients
         self.doc = doc
         self.no_lowering = no_lowering  # XLA cannot run it (strings, Python callbacks): graphs run on NumPy
-        self.no_lowering_reason = None
+        self.no_lowering_reason = no_lowering_reason
         self.stateful = stateful  # has effects beyond its outputs (printing, callbacks): never folded or removed
+        self.kind = kind
+        self.heavy = heavy  # compute-bound: a graph holding one is compiled even when it is tiny
+        self.foldable = foldable and not stateful  # may be evaluated at trace time when its inputs are constants
+        self.located = located or stateful  # its nodes remember the user's line (run-time errors name it)
+        self.shape_only = shape_only  # its value depends only on input shapes: folded whenever they are static
+        self.host = host  # "sink": runs as a host callback inside compiled code; "source": string op feeding one
+        self.serializable = serializable  # may be written to a SavedModel (False: attrs hold Python callables)
+        self.lower_check = lower_check  # lower_check(node) -> why this node cannot be compiled, or None
+        self.tfdef = tfdef  # how the op maps to a TF OpDef for TF-readable exports (None: not mapped yet)
 
     @property
     def differentiable(self) -> bool:
@@ -101,19 +129,28 @@ class Op:
 
 
 def defop(name, impl, **kw) -> Op:
-    """Declare a primitive.
+    """Declare a primitive: the one table of every op the graph IR can hold.
 
     ``impl(xp, *arrays, **attrs)`` computes the op on arrays of namespace ``xp`` (or is an
     ``xpfn("name")`` when it is one function of the namespace).
     Keyword arguments: ``jax_impl`` (same signature, used instead of ``impl`` when
     lowering to XLA), ``shape`` (rule for tracing), ``grad`` (``grad(g, ans, *inputs,
-    **attrs)`` in tensorlet ops, or ``NONDIFF``), ``jvp``, ``n_out``, ``dtypes``
+    **attrs)`` in tensorlet ops, or ``NONDIFF`` / ``NO_GRADIENT``), ``jvp``, ``n_out``, ``dtypes``
     (allowed dtypes of the first input, TF's ``T`` attr), ``check`` (extra
     validation ``check(*inputs, **attrs)`` raising TF errors), ``quiet`` (documents
     that the op yields inf/nan where NumPy would warn; every kernel is silenced by
     the module-level warnings filter above, so it costs nothing per call),
     ``sparse_grad`` (its gradient accepts an ``IndexedSlices`` upstream as is;
     otherwise the tape densifies it first).
+
+    Properties the graph runtime reads (all optional):
+    ``kind`` (see :data:`KINDS`; decides where its tests live), ``stateful`` (effects beyond its outputs: never
+    folded, merged or removed), ``no_lowering`` / ``no_lowering_reason`` (XLA cannot run it), ``heavy``
+    (compute-bound: tiny graphs holding it are still compiled), ``foldable`` (False: never evaluated at trace
+    time, e.g. file reads), ``located`` (nodes remember the user's line), ``shape_only`` (value depends only on
+    input shapes), ``host`` (``"sink"``/``"source"``: host callbacks inside compiled code), ``serializable``
+    (False: never written to a SavedModel), ``lower_check(node)`` (a reason a node cannot be compiled, or None),
+    ``tfdef`` (the TF OpDef mapping used by TF-readable exports; None until one is declared).
     """
     if name in REGISTRY:
         raise ValueError(f"op {name!r} is already registered")
@@ -136,7 +173,8 @@ def bind(op: Op, *inputs, **attrs):
     if interp is not None:
         return interp.bind(op, inputs, attrs)
     allowed = op.np_dtypes
-    if allowed is not None and inputs and inputs[0]._v.dtype not in allowed:
+    if allowed is not None and inputs and inputs[0]._v.dtype not in allowed and not late_dtype_allowed(
+            op, inputs[0]._v.dtype):
         raise _dtype_not_allowed(op, inputs[0])
     if op.check is not None:
         op.check(*inputs, **attrs)
@@ -166,7 +204,7 @@ def bind2(op: Op, x, y):
         return bind(op, x, y)
     xv = x._v
     allowed = op.np_dtypes
-    if allowed is not None and xv.dtype not in allowed:
+    if allowed is not None and xv.dtype not in allowed and not late_dtype_allowed(op, xv.dtype):
         raise _dtype_not_allowed(op, x)
     try:
         out = op.np_fn(xv, y._v)
@@ -203,6 +241,14 @@ def _tf_type_name(d) -> str:
     return _TF_TYPE_NAMES.get(d.name, d.name)
 
 
+def late_dtype_allowed(op: Op, np_dtype) -> bool:
+    """Whether ``np_dtype`` (outside ``op.np_dtypes``) is bfloat16 and allowed: it then joins the set."""
+    if is_bfloat16_np(np_dtype) and any(d.name == "bfloat16" for d in op.dtypes):
+        op.np_dtypes = op.np_dtypes | {np_dtype}
+        return True
+    return False
+
+
 def _dtype_not_allowed(op: Op, t):
     d = t.dtype
     allowed = ", ".join(_tf_type_name(a) for a in op.dtypes)
@@ -234,28 +280,3 @@ def translate(op: Op, inputs, attrs, e: Exception):
         text += ")"
     cls = errors.ResourceExhaustedError if isinstance(e, MemoryError) else errors.InvalidArgumentError
     return errors.op_error(cls, op.name, text)
-
-
-# --- public API table ----------------------------------------------------------------
-
-# "math.add" -> (source module, attribute); tools/gen_api.py writes the public modules from it.
-EXPORTS: dict[str, tuple[str, str]] = {}
-
-
-def tf_export(*names):
-    """Record the public TF names of a function or class (``"math.add", "add"``)."""
-
-    def deco(obj):
-        for n in names:
-            export_value(n, obj.__module__, obj.__name__)
-        return obj
-
-    return deco
-
-
-def export_value(name: str, module: str, attr: str) -> None:
-    """Record a public name for a module attribute that is not a def/class (``tf.float32``)."""
-    src = (module, attr)
-    if EXPORTS.get(name, src) != src:
-        raise ValueError(f"tf.{name} exported twice: {EXPORTS[name]} and {src}")
-    EXPORTS[name] = src

@@ -12,14 +12,14 @@ import collections
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
-from tensorlet._src.framework.tensor import Tensor
+from tensorlet._src.framework.tensor import constant, Tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.ops import shapes
 from tensorlet._src.ops._helpers import mismatch, same_dtype, static, t
 from tensorlet._src.ops.registry import NONDIFF, bind, defop, tf_export
+from tensorlet._src.ops.tfdef import TFDef, scalar_axis
 
 D = _dt
 SORT_TYPES = D.REALS  # TF's TopKV2 'T'
@@ -60,24 +60,24 @@ def _scan(core, identity):
 
 
 def _cumsum_grad(g, ans, x, axis=0, exclusive=False, reverse=False):
-    return T.math.cumsum(g, axis, exclusive=exclusive, reverse=not reverse)
+    return cumsum(g, axis, exclusive=exclusive, reverse=not reverse)
 
 
 def _cumprod_grad(g, ans, x, axis=0, exclusive=False, reverse=False):
     """TF's rule: cumsum(y * g) the other way, divided by x with 0 where x is 0 (divide_no_nan)."""
-    return T.math.divide_no_nan(T.math.cumsum(ans * g, axis, exclusive=exclusive, reverse=not reverse), x)
+    return math_binary.divide_no_nan(cumsum(ans * g, axis, exclusive=exclusive, reverse=not reverse), x)
 
 
 def _cumlse_grad(g, ans, x, axis=0, exclusive=False, reverse=False):
     """exp(x) * reverse-cumsum(g * exp(-y)), with g split by sign so both parts can be scanned in log space."""
-    lowest = T.constant(g.dtype.min, g.dtype)  # TF's stand-in for log(0)
+    lowest = constant(g.dtype.min, g.dtype)  # TF's stand-in for log(0)
 
     def part(mask, mag):
-        log_g = T.where(mask, T.math.log(mag), lowest)
-        return T.math.exp(T.math.cumulative_logsumexp(log_g - ans, axis, exclusive=exclusive,
+        log_g = array_misc.where(mask, math_unary.log(mag), lowest)
+        return math_unary.exp(cumulative_logsumexp(log_g - ans, axis, exclusive=exclusive,
                                                       reverse=not reverse) + x)
 
-    return part(T.math.greater(g, 0), g) - part(T.math.less(g, 0), -g)
+    return part(math_binary.greater(g, 0), g) - part(math_binary.less(g, 0), -g)
 
 
 def _cumlse_jvp(tans, ans, x, axis=0, exclusive=False, reverse=False):
@@ -87,19 +87,21 @@ def _cumlse_jvp(tans, ans, x, axis=0, exclusive=False, reverse=False):
     transposition of the gradient at a zero cotangent would be wrong.
     """
     t = tans[0]
-    ninf = T.constant(-np.inf, t.dtype)
+    ninf = constant(-np.inf, t.dtype)
 
     def part(mask, mag):
-        log_t = T.where(mask, T.math.log(T.where(mask, mag, T.ones_like(mag))), ninf)
-        return T.math.exp(T.math.cumulative_logsumexp(log_t + x, axis, exclusive=exclusive, reverse=reverse) - ans)
+        log_t = array_misc.where(mask, math_unary.log(array_misc.where(mask, mag, creation.ones_like(mag))), ninf)
+        return math_unary.exp(cumulative_logsumexp(log_t + x, axis, exclusive=exclusive, reverse=reverse) - ans)
 
-    return part(T.math.greater(t, 0), t) - part(T.math.less(t, 0), -t)
+    return part(math_binary.greater(t, 0), t) - part(math_binary.less(t, 0), -t)
 
 
 CUMSUM = defop("Cumsum", _scan(lambda xp, x, axis: xp.cumsum(x, axis=axis, dtype=x.dtype), 0),
-               dtypes=D.NUMERIC, shape=shapes.same, quiet=True, grad=_cumsum_grad)
+               dtypes=D.NUMERIC, shape=shapes.same, quiet=True, grad=_cumsum_grad,
+               tfdef=TFDef(consts=[("axis", 1, "int32")], from_tf=scalar_axis))
 CUMPROD = defop("Cumprod", _scan(lambda xp, x, axis: xp.cumprod(x, axis=axis, dtype=x.dtype), 1),
-                dtypes=D.NUMERIC, shape=shapes.same, quiet=True, grad=_cumprod_grad)
+                dtypes=D.NUMERIC, shape=shapes.same, quiet=True, grad=_cumprod_grad,
+                tfdef=TFDef(consts=[("axis", 1, "int32")], from_tf=scalar_axis))
 CUMLSE = defop("CumulativeLogsumexp", _scan(_lse_accumulate, -np.inf),
                jax_impl=_scan(_lse_accumulate_jax, -np.inf), dtypes=D.FLOATS, shape=shapes.same, quiet=True,
                grad=_cumlse_grad, jvp=_cumlse_jvp)
@@ -198,10 +200,10 @@ def _scatter_last(g, idx, n):
     lead = tuple(g.shape)[:-1]
     rows = int(np.prod(lead, dtype=np.int64))
     k = tuple(g.shape)[-1]
-    base = T.reshape(T.range(rows, dtype=D.int64) * n, (rows, 1))
-    flat = T.reshape(T.cast(T.reshape(idx, (rows, k)), D.int64) + base, (-1, 1))
-    out = T.scatter_nd(flat, T.reshape(g, (-1,)), T.constant([rows * n], D.int64))
-    return T.reshape(out, lead + (n,))
+    base = array_ops.reshape(creation.range(rows, dtype=D.int64) * n, (rows, 1))
+    flat = array_ops.reshape(math_binary.cast(array_ops.reshape(idx, (rows, k)), D.int64) + base, (-1, 1))
+    out = gather_scatter.scatter_nd(flat, array_ops.reshape(g, (-1,)), constant([rows * n], D.int64))
+    return array_ops.reshape(out, lead + (n,))
 
 
 def _topk_grad(g, ans, x, k=1, sorted=True, index_type=np.int32):  # noqa: A002 - TF's attr name
@@ -213,12 +215,13 @@ def _sort_grad(g, ans, x, axis=-1, descending=False):
     rank = len(x.shape)
     perm = list(range(rank))
     perm[axis], perm[-1] = perm[-1], perm[axis]  # a swap: its own inverse
-    swap = (lambda v: T.transpose(v, perm)) if axis != rank - 1 else (lambda v: v)
+    swap = (lambda v: array_ops.transpose(v, perm)) if axis != rank - 1 else (lambda v: v)
     order = bind(ARGSORT, swap(x), axis=rank - 1, descending=descending)
     return swap(_scatter_last(swap(g), order, tuple(x.shape)[axis]))
 
 
-TOPK = defop("TopKV2", _topk_kernel, dtypes=SORT_TYPES, n_out=2, shape=_topk_shape, grad=_topk_grad)
+TOPK = defop("TopKV2", _topk_kernel, dtypes=SORT_TYPES, n_out=2, shape=_topk_shape, grad=_topk_grad,
+             tfdef=TFDef(consts=[("k", 1, "int32")], from_tf=lambda a: {**a, "k": int(a["k"])}))
 IN_TOPK = defop("InTopKV2", _in_top_k_kernel, dtypes=(D.float32,), grad=NONDIFF,
                 shape=lambda p, tg, **_: shapes.Spec(tg.shape, D.bool))
 # TF builds sort/argsort from TopKV2, Neg and transposes; one primitive each is simpler and faster here.
@@ -370,3 +373,8 @@ def searchsorted(sorted_sequence, values, side="left", out_type=D.int32, name=No
     if lead_s != lead_v:
         raise errors.invalid_argument(op.name, "Leading dim_size of both tensors must match.")
     return bind(op, seq, vals, out_type=ot._np)
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import array_misc, array_ops, creation, gather_scatter, math_binary, math_unary  # noqa: E402

@@ -10,20 +10,17 @@ from __future__ import annotations
 
 import collections
 
-import ml_dtypes
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
-from tensorlet._src.framework.tensor import Tensor
+from tensorlet._src.framework.tensor import constant, Tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.ops import shapes
 from tensorlet._src.ops._helpers import static, t
 from tensorlet._src.ops.registry import NO_GRADIENT, bind, defop, tf_export
 
 D = _dt
-_BF16 = np.dtype(ml_dtypes.bfloat16)
 INDEX_TYPES = (D.int32, D.int64)
 
 Unique = collections.namedtuple("Unique", ["y", "idx"])
@@ -31,7 +28,7 @@ UniqueWithCounts = collections.namedtuple("UniqueWithCounts", ["y", "idx", "coun
 
 
 def _is_float(d) -> bool:
-    return d.kind == "f" or d == _BF16
+    return _dt.is_float_np(d)
 
 
 # --- scatter primitives (NumPy / jax) ----------------------------------------------------
@@ -53,7 +50,7 @@ def _jax_scatter(xp, kind, out, ids, vals):
 
 def _limit(d, lowest):
     if _is_float(d):
-        info = ml_dtypes.finfo(d)
+        info = _dt.finfo(d)
     else:
         info = np.iinfo(d)
     return info.min if lowest else info.max
@@ -130,15 +127,15 @@ def _check_unsorted_ids(name):
 
 def _row_mask(mask, like):
     """A boolean ``mask`` shaped like the ids, reshaped to broadcast against ``like`` (ids.shape + rest)."""
-    return T.reshape(mask, tuple(mask.shape) + (1,) * (len(like.shape) - len(mask.shape)))
+    return array_ops.reshape(mask, tuple(mask.shape) + (1,) * (len(like.shape) - len(mask.shape)))
 
 
 def _gather_rows(params, ids, clip):
     """``params[ids]``; with ``clip``, rows of negative ids are 0 instead."""
     if not clip:
-        return T.gather(params, ids)
-    got = T.gather(params, T.maximum(ids, T.zeros_like(ids)))
-    return T.where(_row_mask(T.greater_equal(ids, 0), got), got, T.zeros_like(got))
+        return gather_scatter.gather(params, ids)
+    got = gather_scatter.gather(params, math_binary.maximum(ids, creation.zeros_like(ids)))
+    return array_misc.where(_row_mask(math_binary.greater_equal(ids, 0), got), got, creation.zeros_like(got))
 
 
 def _segment_sum_of(sorted_, data, ids, n):
@@ -152,36 +149,37 @@ def _sum_grad(sorted_):
 
 
 def _mean_grad(g, ans, data, ids):
-    ones = T.ones(tuple(ids.shape) + (1,) * (len(data.shape) - 1), dtype=g.dtype)
-    return T.gather(g / bind(SEGMENT_SUM, ones, ids), ids), None
+    ones = creation.ones(tuple(ids.shape) + (1,) * (len(data.shape) - 1), dtype=g.dtype)
+    return gather_scatter.gather(g / bind(SEGMENT_SUM, ones, ids), ids), None
 
 
 def _extreme_grad(sorted_):
     """The segment's gradient split evenly among the elements equal to its max/min."""
     def grad(g, ans, data, ids, num_segments=None):
-        hit = T.equal(data, _gather_rows(ans, ids, not sorted_))
+        hit = math_binary.equal(data, _gather_rows(ans, ids, not sorted_))
         if not sorted_:
-            hit = T.logical_and(hit, _row_mask(T.greater_equal(ids, 0), data))
-        count = _segment_sum_of(sorted_, T.cast(hit, g.dtype), ids, num_segments)
+            hit = math_binary.logical_and(hit, _row_mask(math_binary.greater_equal(ids, 0), data))
+        count = _segment_sum_of(sorted_, math_binary.cast(hit, g.dtype), ids, num_segments)
         share = _gather_rows(g / count, ids, not sorted_)
-        return T.where(hit, share, T.zeros_like(share)), None
+        return array_misc.where(hit, share, creation.zeros_like(share)), None
     return grad
 
 
 def _prod_grad(sorted_):
     """Product of the segment's other entries: exact when the segment holds one zero, 0 for two or more."""
     def grad(g, ans, data, ids, num_segments=None):
-        is_zero = T.equal(data, T.zeros_like(data))
-        zeros = _segment_sum_of(sorted_, T.cast(is_zero, D.int32), ids, num_segments)
-        g = T.where(T.greater(zeros, 1), T.zeros_like(g), g)
-        nonzero = T.where(is_zero, T.ones_like(data), data)
+        is_zero = math_binary.equal(data, creation.zeros_like(data))
+        zeros = _segment_sum_of(sorted_, math_binary.cast(is_zero, D.int32), ids, num_segments)
+        g = array_misc.where(math_binary.greater(zeros, 1), creation.zeros_like(g), g)
+        nonzero = array_misc.where(is_zero, creation.ones_like(data), data)
         if sorted_:
             nonzero_prod = bind(SEGMENT_PROD, nonzero, ids)
             rows = ids
         else:
             nonzero_prod = bind(UNSORTED_PROD, nonzero, ids, num_segments=num_segments)
-            rows = T.maximum(ids, T.zeros_like(ids))
-        others = T.where(is_zero, T.gather(nonzero_prod, rows), T.gather(ans, rows) / (nonzero if sorted_ else data))
+            rows = math_binary.maximum(ids, creation.zeros_like(ids))
+        others = array_misc.where(is_zero, gather_scatter.gather(nonzero_prod, rows),
+                                  gather_scatter.gather(ans, rows) / (nonzero if sorted_ else data))
         return _gather_rows(g, ids, not sorted_) * others, None
     return grad
 
@@ -339,7 +337,7 @@ def unsorted_segment_min(data, segment_ids, num_segments, name=None):
 
 def _segment_sizes(x, ids, n):
     """Per-segment element counts shaped to broadcast against the segment sums, at least 1."""
-    ones = T.ones(tuple(ids.shape) + (1,) * (x.ndim - ids.ndim), dtype=x.dtype)
+    ones = creation.ones(tuple(ids.shape) + (1,) * (x.ndim - ids.ndim), dtype=x.dtype)
     from tensorlet._src.ops.math_binary import maximum
 
     return maximum(bind(UNSORTED_SUM, ones, ids, num_segments=n), t(np.ones((), x.dtype._np)))
@@ -368,7 +366,7 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
     x = t(data)
     total = _unsorted_segment(UNSORTED_SUM, x, segment_ids, num_segments)
     ids = _ids("UnsortedSegmentSum", segment_ids)
-    return total / T.math.sqrt(_segment_sizes(x, ids, _num_segments("UnsortedSegmentSum", num_segments)))
+    return total / math_unary.sqrt(_segment_sizes(x, ids, _num_segments("UnsortedSegmentSum", num_segments)))
 
 
 # --- bincount ----------------------------------------------------------------------------
@@ -512,7 +510,7 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
     from tensorlet._src.ops.math_binary import cast, less, maximum
     from tensorlet._src.ops.reduce import reduce_any, reduce_max
 
-    reshape = T.reshape
+    reshape = array_ops.reshape
     dtype = D.as_dtype(dtype)
     lab, pred = cast(t(labels), D.int64), cast(t(predictions), D.int64)
     if lab.ndim == pred.ndim + 1 and lab.shape[-1] == 1:
@@ -535,7 +533,7 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
 
         for what, v in (("labels", lab), ("predictions", pred)):
             assert_non_negative(v, message=f"`{what}` contains negative values")
-            assert_less(v, T.constant(n, D.int64), message=f"`{what}` out of bound")
+            assert_less(v, constant(n, D.int64), message=f"`{what}` out of bound")
     else:
         for what, v in (("labels", lab), ("predictions", pred)):
             if bool(reduce_any(less(v, 0))):
@@ -550,10 +548,15 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
                     raise errors.invalid_argument("assert_less", f"`{what}` out of bound  Condition x < y did not "
                                                                  "hold.")
     if weights is None:
-        values = T.ones((lab.shape[0],), dtype=dtype)
+        values = creation.ones((lab.shape[0],), dtype=dtype)
     else:
         values = cast(t(weights), dtype)
         if tuple(values.shape) != tuple(lab.shape):
             raise ValueError(f"Shapes {tuple(lab.shape)} and {tuple(values.shape)} are incompatible")
     flat = lab * n + pred
     return reshape(bind(UNSORTED_SUM, values, flat, num_segments=n * n), (n, n))
+
+
+# sibling families used inside functions (gradients, composites): imported last, so that any family can
+# load first without meeting a partly defined module
+from tensorlet._src.ops import array_misc, array_ops, creation, gather_scatter, math_binary, math_unary  # noqa: E402

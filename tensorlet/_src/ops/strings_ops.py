@@ -463,7 +463,7 @@ def _as_string_kernel(xp, x, precision=-1, scientific=False, shortest=False, wid
     return _map(lambda v: fmt(v).encode(), x.astype(np.float64))
 
 
-AS_STRING = defop("AsString", _as_string_kernel, grad=NONDIFF)
+AS_STRING = defop("AsString", _as_string_kernel, grad=NONDIFF, host="source")
 
 
 @tf_export("strings.as_string", "as_string", "dtypes.as_string")
@@ -586,7 +586,7 @@ def _format_kernel(xp, *arrays, template="", placeholder="{}", summarize=3):
     return _obj0("".join(out).encode("utf-8", "surrogateescape"))
 
 
-STRING_FORMAT = defop("StringFormat", _format_kernel, grad=NONDIFF)
+STRING_FORMAT = defop("StringFormat", _format_kernel, grad=NONDIFF, host="source")
 
 
 @tf_export("strings.format")

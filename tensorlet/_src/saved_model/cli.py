@@ -1,11 +1,11 @@
-"""``tensorlet saved_model show``: TF's ``saved_model_cli show`` for tensorlet SavedModels (same text layout).
+"""``tensorlet saved_model show``: TF's ``saved_model_cli show`` (same text layout), for any SavedModel.
 
     tensorlet saved_model show --dir DIR                      # tag-sets
     tensorlet saved_model show --dir DIR --tag_set serve      # signature keys
     tensorlet saved_model show --dir DIR --tag_set serve --signature_def serving_default
     tensorlet saved_model show --dir DIR --all                # everything, with the concrete functions
 
-Signatures are read from ``saved_model.json``; ``--all`` also loads the object graph to list the concrete
+Signatures are read from ``saved_model.pb``; ``--all`` also loads the object graph to list the concrete
 functions (no function is run).
 Tensor names follow TF's conventions (``<signature>_<input>:0``, ``StatefulPartitionedCall:N``).
 """
@@ -15,10 +15,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-_DT = {"float16": "DT_HALF", "bfloat16": "DT_BFLOAT16", "float32": "DT_FLOAT", "float64": "DT_DOUBLE",
-       "int8": "DT_INT8", "int16": "DT_INT16", "int32": "DT_INT32", "int64": "DT_INT64", "uint8": "DT_UINT8",
-       "uint16": "DT_UINT16", "uint32": "DT_UINT32", "uint64": "DT_UINT64", "bool": "DT_BOOL",
-       "complex64": "DT_COMPLEX64", "complex128": "DT_COMPLEX128", "string": "DT_STRING"}
 _INIT_OP = "__saved_model_init_op"
 
 
@@ -28,63 +24,50 @@ def _shape_text(shape) -> str:
     return "(" + ", ".join("-1" if d is None else str(d) for d in shape) + ")"
 
 
-class _Model:
-    """The signature facts of a SavedModel, from its JSON document (nothing is loaded or run)."""
+class _PbModel:
+    """The signature facts of a SavedModel in TF's format, from its ``saved_model.pb`` (nothing is run)."""
 
     def __init__(self, export_dir):
-        from tensorlet._src.saved_model.load import read_document
+        from tensorlet._src.saved_model.protos import types_pb2
+        from tensorlet._src.saved_model.tf_load import read_pb
 
-        self.doc = read_document(export_dir)
-        self.tags = [t for t in self.doc["tags"] if isinstance(t, str)]
+        mg = read_pb(export_dir).meta_graphs[0]
+        self.tags = list(mg.meta_info_def.tags)
         self.signatures = {}
-        stateful, plain = 0, 0
-        for name in sorted(self.doc["signatures"]):
-            s = self.doc["signatures"][name]
-            graph = self._graph_of(s)
-            reads_vars = bool(graph.get("variables"))
-            if reads_vars:
-                call = "StatefulPartitionedCall" + (f"_{stateful}" if stateful else "")
-                stateful += 1
-            else:
-                call = "PartitionedCall" + (f"_{plain}" if plain else "")
-                plain += 1
-            ins = []
-            for key, ni in zip(s.get("inputs", []), graph.get("inputs", [])):
-                dtype, shape = graph["nodes"][ni]["out"][0]
-                ins.append((key, dtype, shape, f"{name}_{key}:0"))
-            outs = []
-            for j, (key, oi) in enumerate(sorted(s.get("outputs", []))):
-                n, o = graph["outputs"][oi]
-                dtype, shape = graph["nodes"][n]["out"][o]
-                outs.append((key, dtype, shape, f"{call}:{j}"))
-            self.signatures[name] = (ins, outs)
 
-    def _graph_of(self, s):
-        try:
-            fn = self.doc["functions"][s["function"]]
-            return self.doc["graphs"][fn["graph"]]
-        except (KeyError, IndexError, TypeError):
-            from tensorlet._src.saved_model.codec import SavedModelError
+        def info(kind, key, ti):
+            shape = None if ti.tensor_shape.unknown_rank else [None if d.size == -1 else d.size
+                                                               for d in ti.tensor_shape.dim]
+            dt = types_pb2.DataType.Name(ti.dtype) if ti.dtype in types_pb2.DataType.values() else "DT_INVALID"
+            return key, dt, shape, ti.name
 
-            raise SavedModelError("saved_model.json: malformed signature") from None
+        for name in sorted(mg.signature_def):
+            if name == _INIT_OP:
+                continue
+            sd = mg.signature_def[name]
+            self.signatures[name] = ([info("inputs", k, sd.inputs[k]) for k in sorted(sd.inputs)],
+                                     [info("outputs", k, sd.outputs[k]) for k in sorted(sd.outputs)],
+                                     sd.method_name)
+        self._ops = {n.op for n in mg.graph_def.node}
+        for f in mg.graph_def.library.function:
+            self._ops.update(n.op for n in f.node_def)
 
     def ops(self):
-        names = set()
-        for g in self.doc["graphs"]:
-            for n in g.get("nodes", []) if isinstance(g, dict) else []:
-                if isinstance(n, dict) and isinstance(n.get("op"), str):
-                    names.add(n["op"])
-        return names
+        return set(self._ops)
+
+
+def _model(export_dir):
+    return _PbModel(export_dir)
 
 
 def _print_signature(ins, outs, indent, method="tensorflow/serving/predict"):
     pad = " " * indent
     print(f"{pad}The given SavedModel SignatureDef contains the following input(s):")
     for key, dtype, shape, name in ins:
-        _print_tensor(pad + "  ", "inputs", key, _DT.get(dtype, "DT_INVALID"), _shape_text(shape), name)
+        _print_tensor(pad + "  ", "inputs", key, dtype, _shape_text(shape), name)
     print(f"{pad}The given SavedModel SignatureDef contains the following output(s):")
     for key, dtype, shape, name in outs:
-        _print_tensor(pad + "  ", "outputs", key, _DT.get(dtype, "DT_INVALID"), _shape_text(shape), name)
+        _print_tensor(pad + "  ", "outputs", key, dtype, _shape_text(shape), name)
     print(f"{pad}Method name is: {method}")
 
 
@@ -176,7 +159,7 @@ def show(export_dir, tag_set=None, signature_def=None, show_all=False) -> str:
     import contextlib
     import io
 
-    m = _Model(export_dir)
+    m = _model(export_dir)
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         if show_all:
@@ -184,9 +167,9 @@ def show(export_dir, tag_set=None, signature_def=None, show_all=False) -> str:
                 print(f"\nMetaGraphDef with tag-set: '{tag}' contains the following SignatureDefs:")
                 print(f"\nsignature_def['{_INIT_OP}']:")
                 _print_init_op_fixed(2)
-                for name, (ins, outs) in m.signatures.items():
+                for name, (ins, outs, method) in m.signatures.items():
                     print(f"\nsignature_def['{name}']:")
-                    _print_signature(ins, outs, 2)
+                    _print_signature(ins, outs, 2, method)
             print(f"The MetaGraph with tag set {m.tags!r} contains the following ops: {m.ops()!r}")
             print(_functions_text(export_dir))
         elif tag_set is None:
@@ -204,7 +187,8 @@ def show(export_dir, tag_set=None, signature_def=None, show_all=False) -> str:
                 if signature_def not in m.signatures:
                     raise ValueError(f"Could not find signature \"{signature_def}\". Please choose from: "
                                      + ", ".join([_INIT_OP] + list(m.signatures)))
-                _print_signature(*m.signatures[signature_def], 0)
+                ins, outs, method = m.signatures[signature_def]
+                _print_signature(ins, outs, 0, method)
     return buf.getvalue()
 
 

@@ -1,49 +1,24 @@
-"""``tf.saved_model.save``: the object graph, every traced concrete function, signatures, variables, assets.
+"""``tf.saved_model.save``: walks the object graph (objects, variables, tf.functions, assets) and writes a
+SavedModel in TensorFlow's format (``tf_save`` / ``tf_export``; docs/formats.md, "SavedModel").
 
-The directory layout (format ``tensorlet-saved-model``, version 1) is described in docs/formats.md::
-
-    saved_model.json                          objects, functions (graph IR as JSON), signatures, variables
-    variables/variables.index                 a tensorlet checkpoint of the variables (object-graph keys)
-    variables/variables.data-00000-of-00001
-    constants/constants.index (+ .data-...)   constants over 1 KiB used by the graphs (when there are any)
-    assets/                                   copies of the files of tf.saved_model.Asset objects
-
-Everything is written to a temporary directory first; ``saved_model.json`` is moved into place last.
+Everything is written to a temporary directory first; ``saved_model.pb`` is moved into place last.
 """
 
 from __future__ import annotations
 
-import inspect
-import json
 import os
 import secrets
 import shutil
-import zlib
-
-import numpy as np
 
 from tensorlet._src.framework.context import ctx
-from tensorlet._src.graph.concrete import ConcreteFunction, _Leaf
-from tensorlet._src.graph.function import Function, _SpecLike
-from tensorlet._src.graph.ir import GraphTensor
+from tensorlet._src.graph.concrete import ConcreteFunction
+from tensorlet._src.graph.function import Function
 from tensorlet._src.ops.registry import tf_export
-from tensorlet._src.saved_model import signatures as _sigs
 from tensorlet._src.saved_model.asset import Asset
-from tensorlet._src.saved_model.codec import Encoder, Unsupported, dtype_name, shape_to_json
-from tensorlet._src.saved_model.graph_io import GraphWriter
-from tensorlet._src.train import format as _format
+from tensorlet._src.saved_model.codec import Unsupported
 from tensorlet._src.train import trackable as _tr
 
-FORMAT = "tensorlet-saved-model"
-VERSION = 1
-JSON_NAME = "saved_model.json"
 TAGS = ["serve"]
-
-_PARAM_KINDS = {inspect.Parameter.POSITIONAL_ONLY: "positional_only",
-                inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional_or_keyword",
-                inspect.Parameter.VAR_POSITIONAL: "var_positional",
-                inspect.Parameter.KEYWORD_ONLY: "keyword_only",
-                inspect.Parameter.VAR_KEYWORD: "var_keyword"}
 
 
 def _is_function(x) -> bool:
@@ -66,7 +41,8 @@ def _function_children(obj) -> list:
             names.add(k)
     for cls in type(obj).__mro__:
         for k, v in sorted(vars(cls).items()):
-            if isinstance(v, Function) and k not in names and not k.startswith("__") and k not in ignored:
+            if isinstance(v, Function) and k not in names and (k == "__call__" or not k.startswith("__")) \
+                    and k not in ignored:
                 names.add(k)
                 out.append((k, getattr(obj, k)))
     return out
@@ -96,36 +72,12 @@ def _concretes(fn) -> list:
     return out
 
 
-def _params(fn):
-    """The Python parameters of a tf.function: [[name, kind, default-or-absent], ...] (None if unknown)."""
-    from tensorlet._src.saved_model.load import RestoredFunction
-
-    if isinstance(fn, RestoredFunction):
-        return fn._params_json
-    sig = fn._signature
-    if sig is None:
-        return None
-    out = []
-    for p in sig.parameters.values():
-        entry = [p.name, _PARAM_KINDS[p.kind]]
-        if p.default is not inspect.Parameter.empty:
-            try:
-                entry.append(Encoder(where=f"default of argument {p.name}").encode(p.default))
-            except Unsupported:
-                entry.append({"t": "unsaved_default", "v": None})
-        out.append(entry)
-    return out
-
-
 class _Builder:
     def __init__(self, root):
         self.root = root
         self.objects, self._obj_ids, self._keep = [], {}, []
         self.variables, self._var_ids = [], {}
-        self.functions, self._fn_ids = [], {}
         self.assets, self._asset_ids, self._asset_names = [], {}, set()
-        self.constants = {}
-        self.writer = None
 
     # --- tables --------------------------------------------------------------------------------------------
     def variable_index(self, v) -> int:
@@ -135,11 +87,6 @@ class _Builder:
             self.variables.append(v)
             self._keep.append(v)
         return i
-
-    def external(self, arr) -> str:
-        key = f"c{len(self.constants)}"
-        self.constants[key] = np.asarray(arr)
-        return key
 
     def asset_index(self, asset) -> int:
         i = self._asset_ids.get(id(asset))
@@ -151,15 +98,6 @@ class _Builder:
             self._asset_names.add(name)
             i = self._asset_ids[id(asset)] = len(self.assets)
             self.assets.append((asset, name))
-        return i
-
-    def function_index(self, cf) -> int:
-        i = self._fn_ids.get(id(cf))
-        if i is None:
-            i = self._fn_ids[id(cf)] = len(self.functions)
-            self._keep.append(cf)
-            self.functions.append(None)
-            self.functions[i] = self._write_concrete(cf)
         return i
 
     # --- the object graph --------------------------------------------------------------------------------------
@@ -201,85 +139,9 @@ class _Builder:
                     ("dict" if isinstance(obj, dict) else "list"), "children": []}
         return {"kind": "user_object", "class": type(obj).__name__, "children": []}
 
-    def write_functions(self):
-        asset_paths = {}
-        for i, (asset, _) in enumerate(self.assets):
-            asset_paths[asset._path.encode()] = i
-        self.writer = GraphWriter(self.variable_index, self.external, asset_paths)
-        for obj, entry in zip(self._queue, self.objects):
-            if entry["kind"] == "function":
-                try:
-                    cfs = _concretes(obj)
-                except Exception as e:
-                    raise ValueError(f"tf.saved_model.save could not trace tf.function {entry['name']!r}: {e}") from e
-                entry["concrete_functions"] = [self.function_index(cf) for cf in cfs]
-                entry["params"] = _params(obj)
-                sig = getattr(obj, "input_signature", None)
-                if sig is not None:
-                    entry["input_signature"] = self._encoder(None, "input_signature").encode(tuple(sig))
-            elif entry["kind"] == "concrete_function":
-                entry["function"] = self.function_index(obj)
-
-    def _encoder(self, graph, where):
-        inputs = {id(t): i for i, t in enumerate(graph.inputs)} if graph is not None else {}
-
-        def extra(x):
-            if isinstance(x, GraphTensor):
-                i = inputs.get(id(x))
-                if i is None:
-                    raise Unsupported(f"{where}: a tensor that is not an input of the function")
-                return {"t": "input", "v": i}
-            if isinstance(x, _Leaf):
-                return {"t": "output", "v": x.i}
-            if isinstance(x, _SpecLike):
-                return {"t": "spec", "v": [shape_to_json(x.shape), dtype_name(x.dtype), getattr(x, "name", None)]}
-            return None
-
-        return Encoder(where=where, extra=extra)
-
-    def _write_concrete(self, cf) -> dict:
-        where = f"concrete function {cf.name!r}"
-        gi = self.writer.add(cf.graph)
-        entry = {"name": cf.name, "graph": gi,
-                 "inputs": self._encoder(cf.graph, f"{where} inputs").encode(cf._structured_inputs),
-                 "outputs": self._encoder(cf.graph, f"{where} outputs").encode(cf._out_template)}
-        if cf._jit is not None:
-            entry["jit_compile"] = bool(cf._jit)
-        return entry
-
-    # --- writing ----------------------------------------------------------------------------------------------
-    def checkpoint_tensors(self):
-        """{checkpoint key: array} for the variables (object-graph keys, as tf.train.Checkpoint writes them)."""
-        graph = _tr.ObjectGraph(self.root)
-        tensors, proto = graph.serialize()
-        keys = {}
-        for i, obj in enumerate(graph.nodes):
-            if _tr.is_variable(obj):
-                keys[id(obj)] = graph.key(i, _tr.VARIABLE_VALUE)
-        entries = []
-        for i, v in enumerate(self.variables):
-            key = keys.get(id(v))
-            if key is None:
-                key = f"_saved_model_captured/{i}/.ATTRIBUTES/{_tr.VARIABLE_VALUE}"
-                tensors[key] = np.asarray(v.numpy())
-            path = getattr(v, "path", None)  # Keras variables: "dense/kernel", TF's name for them
-            name = path if isinstance(path, str) and path else v.name
-            entries.append({"name": name, "dtype": v.dtype.name, "shape": shape_to_json(v.shape),
-                            "trainable": bool(v.trainable), "key": key})
-        tensors[_format.OBJECT_GRAPH_KEY] = np.array(proto.SerializeToString(), dtype=object)
-        return tensors, entries
-
-
-def _write_json(path, doc):
-    text = json.dumps(doc, separators=(",", ":"), allow_nan=False).encode()
-    with open(path, "wb") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def _place(tmp, export_dir):
-    """Moves the finished ``tmp`` directory to ``export_dir``; ``saved_model.json`` arrives last."""
+def _place(tmp, export_dir, final, stale=()):
+    """Moves the finished ``tmp`` directory to ``export_dir``; the file ``final`` arrives last, and parts an
+    older save had that this one lacks (``stale``) are removed."""
     if not os.path.exists(export_dir):
         os.makedirs(os.path.dirname(os.path.abspath(export_dir)), exist_ok=True)
         os.rename(tmp, export_dir)
@@ -290,17 +152,17 @@ def _place(tmp, export_dir):
     os.makedirs(trash)
     try:
         for name in os.listdir(tmp):
-            if name == JSON_NAME:
+            if name == final:
                 continue
             dst = os.path.join(export_dir, name)
             if os.path.lexists(dst):
                 os.rename(dst, os.path.join(trash, name))
             os.rename(os.path.join(tmp, name), dst)
-        for stale in ("constants",):  # parts an older save had and this one does not
-            dst = os.path.join(export_dir, stale)
-            if os.path.lexists(dst) and not os.path.exists(os.path.join(tmp, stale)):
-                os.rename(dst, os.path.join(trash, stale))
-        os.replace(os.path.join(tmp, JSON_NAME), os.path.join(export_dir, JSON_NAME))
+        for part in stale:
+            dst = os.path.join(export_dir, part)
+            if os.path.lexists(dst) and not os.path.exists(os.path.join(tmp, part)):
+                os.rename(dst, os.path.join(trash, part))
+        os.replace(os.path.join(tmp, final), os.path.join(export_dir, final))
     finally:
         shutil.rmtree(trash, ignore_errors=True)
         shutil.rmtree(tmp, ignore_errors=True)
@@ -326,43 +188,9 @@ def save(obj, export_dir, signatures=None, options=None):
     if not _tr.is_trackable(obj) and not _function_children(obj):
         raise ValueError(f"Expected an object of type `Trackable`, such as `tf.Module` or a subclass of the "
                          f"`Trackable` class, for export. Got {obj} with type {type(obj)}.")
-    b = _Builder(obj)
-    b.walk()
-    sig_specs = _sigs.resolve(obj, signatures, b)
-    b.write_functions()
-    signature_table = {name: s.to_json(b) for name, s in sig_specs.items()}
-    tensors, var_entries = b.checkpoint_tensors()
+    from tensorlet._src.saved_model import tf_save
 
-    parent = os.path.dirname(os.path.abspath(export_dir))
-    os.makedirs(parent, exist_ok=True)
-    inside = os.path.isdir(export_dir)
-    tmp = os.path.join(export_dir if inside else parent,
-                       f".tmp-{os.path.basename(os.path.abspath(export_dir))}-{secrets.token_hex(4)}")
     try:
-        os.makedirs(os.path.join(tmp, "assets"))
-        _format.write(os.path.join(tmp, "variables", "variables"), tensors)
-        if b.constants:
-            _format.write(os.path.join(tmp, "constants", "constants"), b.constants)
-        assets = []
-        for asset, name in b.assets:
-            src = asset._path
-            dst = os.path.join(tmp, "assets", name)
-            if os.path.isdir(src):
-                shutil.copytree(src, dst)
-            else:
-                shutil.copyfile(src, dst)
-            assets.append({"filename": name})
-        with open(os.path.join(tmp, "variables", "variables" + _format.INDEX_SUFFIX), "rb") as f:
-            index_crc = zlib.crc32(f.read())
-        in_graph = {id(o) for o in b._queue}
-        doc = {"format": FORMAT, "version": VERSION, "tags": TAGS,
-               "variables_index_crc32": index_crc, "objects": b.objects, "variables": var_entries,
-               "captured_variables": [i for i, v in enumerate(b.variables) if id(v) not in in_graph],
-               "functions": b.functions, "graphs": b.writer.graphs, "signatures": signature_table,
-               "assets": assets}
-        _write_json(os.path.join(tmp, JSON_NAME), doc)
-        _place(tmp, export_dir)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    _format._fsync_dir(os.path.join(export_dir, JSON_NAME))
+        tf_save.write(obj, export_dir, signatures)
+    except Unsupported as e:
+        raise ValueError(f"tf.saved_model.save: {e}") from None

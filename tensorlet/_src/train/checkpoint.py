@@ -24,6 +24,7 @@ import numpy as np
 from tensorlet._src.framework import errors as _errors
 from tensorlet._src.ops.registry import tf_export
 from tensorlet._src.train import format as _format
+from tensorlet._src.train import tf_bundle as _bundle
 from tensorlet._src.train import trackable as _tr
 
 _TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
@@ -39,7 +40,7 @@ def _tf_type_name(name: str) -> str:
 
 # --- readers ------------------------------------------------------------------------------------------------------
 def _open(prefix):
-    """A format reader for ``prefix`` (tensorlet's JSON index, or TF's TensorBundle when readable)."""
+    """A reader for ``prefix``: TF's TensorBundle (what tensorlet writes), or tensorlet's earlier JSON index."""
     prefix = os.fspath(prefix)
     if os.path.isdir(prefix):
         sm = os.path.join(prefix, "variables", "variables")
@@ -54,16 +55,12 @@ def _open(prefix):
         raise _errors.NotFoundError(
             None, "RestoreV2", "Unsuccessful TensorSliceReader constructor: Failed to find any matching files "
             f"for {prefix}")
-    with open(prefix + _format.INDEX_SUFFIX, "rb") as f:
-        head = f.read(1)
     try:
-        if head == b"{":
-            return _format.Reader(prefix)
-        from tensorlet._src.train import tf_bundle
-
-        return tf_bundle.Reader(prefix)
+        return _bundle.read_bundle(prefix)
     except (_format.CorruptCheckpoint, ValueError) as e:
         raise _errors.DataLossError(None, "RestoreV2", f"Unable to read checkpoint {prefix}: {e}") from None
+    except OSError as e:
+        raise _errors.DataLossError(None, "RestoreV2", f"Unable to open checkpoint {prefix}: {e}") from None
 
 
 def _resolve(ckpt_dir_or_file):
@@ -599,7 +596,7 @@ class Checkpoint:
         graph = _tr.ObjectGraph(self._graph_root())
         tensors, proto = graph.serialize()
         tensors[_format.OBJECT_GRAPH_KEY] = np.array(proto.SerializeToString(), dtype=object)
-        _format.write(file_prefix, tensors)
+        _bundle.write_bundle(file_prefix, tensors)
         return file_prefix
 
     def save(self, file_prefix, options=None):

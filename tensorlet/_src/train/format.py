@@ -1,6 +1,12 @@
-"""tensorlet's checkpoint files: a JSON index and one raw little-endian data file (format version 1).
+"""tensorlet's earlier checkpoint format (version 1: a JSON index and one raw data file), still read.
 
-A checkpoint with prefix ``dir/ckpt-3`` is two files, named as TensorFlow names them::
+Since tensorlet writes checkpoints in TensorFlow's own format (``tf_bundle.py``), this module keeps:
+
+* :class:`Reader` for checkpoints earlier tensorlet versions wrote (``tf_bundle.read_bundle`` picks it when the
+  ``.index`` file starts with ``{``), and :func:`write` to make such files (tests; SavedModel's private format);
+* the helpers both formats share: :class:`CorruptCheckpoint`, temporary names, ``OBJECT_GRAPH_KEY``.
+
+The layout, with prefix ``dir/ckpt-3``::
 
     dir/ckpt-3.index                    JSON: format, version, data size, one entry per tensor
     dir/ckpt-3.data-00000-of-00001      the tensors' bytes, each entry starting on a 64-byte boundary
@@ -9,11 +15,8 @@ An index entry is ``{"dtype": "float32", "shape": [2, 3], "offset": 0, "size": 2
 Numbers are C-order little-endian (bfloat16 as its 2 raw bytes, bool as one byte 0/1); a string tensor of
 ``n`` elements is ``n`` little-endian uint64 lengths followed by the bytes.  The object graph is the
 ``_CHECKPOINTABLE_OBJECT_GRAPH`` entry: a scalar string holding TF's ``TrackableObjectGraph`` protobuf.
-The full description is docs/formats.md.  Loading never runs code: JSON, protobuf and raw bytes only, every
-offset/size checked against the file before anything is allocated, every entry's CRC-32 verified.
-
-Writes go to temporary names that are renamed into place, data file first and index last, so a
-checkpoint whose ``.index`` exists is complete.
+Loading never runs code: JSON, protobuf and raw bytes only, every offset/size checked against the file before
+anything is allocated, every entry's CRC-32 verified.
 """
 
 from __future__ import annotations
@@ -55,6 +58,15 @@ def _fsync_dir(path: str) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def write_file(path: str, data: bytes, sync: bool) -> None:
+    """Writes ``data`` to ``path`` (a temporary name), fsynced when ``sync``."""
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        if sync:
+            os.fsync(f.fileno())
 
 
 def _encode(value) -> tuple[str, list, list]:
@@ -108,11 +120,7 @@ def write(prefix: str, tensors: dict, *, sync: bool = True) -> str:
         text = json.dumps(index, separators=(",", ":"), sort_keys=False).encode()
         tmp_index = _tmp_name(index_path)
         try:
-            with open(tmp_index, "wb") as f:
-                f.write(text)
-                f.flush()
-                if sync:
-                    os.fsync(f.fileno())
+            write_file(tmp_index, text, sync)
             os.replace(tmp_data, data_path)
             os.replace(tmp_index, index_path)
         except BaseException:

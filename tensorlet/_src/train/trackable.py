@@ -116,6 +116,9 @@ def full_name(obj) -> str:
 def values_of(obj) -> dict:
     """``{attribute: ndarray}`` a leaf saves."""
     if is_variable(obj):
+        stored = getattr(obj, "_v", None) if type(obj) is Variable else None
+        if isinstance(stored, np.ndarray):  # the stored array itself, not a copy (assignments replace it)
+            return {VARIABLE_VALUE: stored}
         return {VARIABLE_VALUE: np.asarray(obj.numpy())}
     if _has_hook(obj, "_serialize_to_tensors"):
         return {str(k): np.asarray(_numpy(v)) for k, v in obj._serialize_to_tensors().items()}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import collections.abc
 
-from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.framework.api_export import tf_export
 
 
 def _is_namedtuple(x) -> bool:
@@ -36,13 +36,25 @@ def _children(s):
     return list(s)
 
 
+def _components(x):
+    """A composite value's component tensors (RaggedTensor, SparseTensor, ...: anything whose ``_type_spec``
+    has ``_to_components``), or None for plain leaves."""
+    spec = getattr(x, "_type_spec", None)
+    to = getattr(spec, "_to_components", None)
+    if to is None or isinstance(x, type):
+        return None
+    return spec, list(to(x))
+
+
 @tf_export("nest.flatten")
 def flatten(structure, expand_composites=False):
-    """Leaves of ``structure`` in TF's order: ``flatten({"b": 1, "a": [2, 3]}) == [2, 3, 1]``."""
+    """Leaves of ``structure`` in TF's order: ``flatten({"b": 1, "a": [2, 3]}) == [2, 3, 1]``.
+
+    With ``expand_composites=True`` a RaggedTensor/SparseTensor contributes its component tensors."""
     c = structure.__class__
-    if (c is list or c is tuple) and not any(is_nested(x) for x in structure):
+    if not expand_composites and (c is list or c is tuple) and not any(is_nested(x) for x in structure):
         return list(structure)  # the common flat case
-    if not is_nested(structure):
+    if not is_nested(structure) and not expand_composites:
         return [structure]
     out = []
     stack = [structure]
@@ -50,6 +62,10 @@ def flatten(structure, expand_composites=False):
         s = stack.pop()
         if is_nested(s):
             stack.extend(reversed(_children(s)))
+            continue
+        comp = _components(s) if expand_composites else None
+        if comp is not None:
+            stack.extend(reversed(comp[1]))
         else:
             out.append(s)
     return out
@@ -72,9 +88,10 @@ def _rebuild(template, children):
 
 @tf_export("nest.pack_sequence_as")
 def pack_sequence_as(structure, flat_sequence, expand_composites=False):
-    """Inverse of :func:`flatten`: put ``flat_sequence``'s items into ``structure``'s shape."""
+    """Inverse of :func:`flatten`: put ``flat_sequence``'s items into ``structure``'s shape (with
+    ``expand_composites=True``, composite values in ``structure`` are rebuilt from their components)."""
     flat_sequence = list(flat_sequence)
-    if not is_nested(structure):
+    if not is_nested(structure) and not (expand_composites and _components(structure) is not None):
         if len(flat_sequence) != 1:
             raise ValueError(f"Structure is a scalar but len(flat_sequence) == {len(flat_sequence)} > 1")
         return flat_sequence[0]
@@ -82,6 +99,10 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
 
     def build(s):
         if not is_nested(s):
+            comp = _components(s) if expand_composites else None
+            if comp is not None:
+                spec, parts = comp
+                return spec._from_components([build(p) for p in parts])
             if pos[0] >= len(flat_sequence):
                 raise ValueError(f"Could not pack sequence. Structure had more leaves than the {len(flat_sequence)}"
                                  " items in the flat sequence.")
@@ -126,12 +147,12 @@ def assert_same_structure(nest1, nest2, check_types=True, expand_composites=Fals
 def map_structure(func, *structure, **kwargs):
     """Apply ``func`` leaf-wise over one or more structures of the same shape."""
     check_types = kwargs.pop("check_types", True)
-    kwargs.pop("expand_composites", None)
+    expand = bool(kwargs.pop("expand_composites", False))
     if kwargs:
         raise ValueError(f"Only valid keyword arguments are `check_types` and `expand_composites`, got {kwargs}")
     if not structure:
         raise ValueError("Must provide at least one structure")
     for other in structure[1:]:
         assert_same_structure(structure[0], other, check_types=check_types)
-    flats = [flatten(s) for s in structure]
-    return pack_sequence_as(structure[0], [func(*xs) for xs in zip(*flats)])
+    flats = [flatten(s, expand_composites=expand) for s in structure]
+    return pack_sequence_as(structure[0], [func(*xs) for xs in zip(*flats)], expand_composites=expand)

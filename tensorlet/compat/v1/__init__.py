@@ -11,6 +11,38 @@ from tensorlet._src.autodiff.tape import (
     GradientTape,
     UnconnectedGradients,
 )
+from tensorlet._src.compat.v1_graph import (
+    AUTO_REUSE,
+    Graph,
+    Session,
+    Session as InteractiveSession,
+    add_to_collection,
+    control_dependencies,
+    disable_eager_execution,
+    disable_eager_execution as disable_v2_behavior,
+    enable_eager_execution,
+    enable_eager_execution as enable_v2_behavior,
+    executing_eagerly_outside_functions,
+    get_collection,
+    get_default_graph,
+    get_default_session,
+    get_variable,
+    get_variable_scope,
+    global_variables,
+    global_variables as all_variables,
+    global_variables_initializer,
+    global_variables_initializer as initialize_all_variables,
+    gradients,
+    group,
+    local_variables_initializer,
+    placeholder,
+    placeholder_with_default,
+    reset_default_graph,
+    trainable_variables,
+    variable_scope,
+    variables_initializer,
+    variables_initializer as initialize_variables,
+)
 from tensorlet._src.compat.v1_ops import (
     arg_max,
     arg_min,
@@ -60,8 +92,6 @@ from tensorlet._src.compat.v1_ops import (
     zeros_like,
 )
 from tensorlet._src.data.structure import (
-    TensorSpec,
-    TypeSpec,
     type_spec_from_value,
 )
 from tensorlet._src.framework.context import (
@@ -95,9 +125,6 @@ from tensorlet._src.framework.dtypes import (
 from tensorlet._src.framework.errors import (
     OpError,
 )
-from tensorlet._src.framework.indexed_slices import (
-    IndexedSlices,
-)
 from tensorlet._src.framework.module import (
     Module,
 )
@@ -109,6 +136,12 @@ from tensorlet._src.framework.tensor_shape import (
     Dimension,
     TensorShape,
     dimension_value,
+)
+from tensorlet._src.framework.tensor_spec import (
+    TensorSpec,
+)
+from tensorlet._src.framework.type_spec import (
+    TypeSpec,
 )
 from tensorlet._src.framework.variables import (
     Variable,
@@ -137,38 +170,6 @@ from tensorlet._src.graph.py_func import (
 from tensorlet._src.graph.tensor_array import (
     TensorArray,
 )
-from tensorlet._src.graph.v1 import (
-    AUTO_REUSE,
-    Graph,
-    Session,
-    Session as InteractiveSession,
-    add_to_collection,
-    control_dependencies,
-    disable_eager_execution,
-    disable_eager_execution as disable_v2_behavior,
-    enable_eager_execution,
-    enable_eager_execution as enable_v2_behavior,
-    executing_eagerly_outside_functions,
-    get_collection,
-    get_default_graph,
-    get_default_session,
-    get_variable,
-    get_variable_scope,
-    global_variables,
-    global_variables as all_variables,
-    global_variables_initializer,
-    global_variables_initializer as initialize_all_variables,
-    gradients,
-    group,
-    local_variables_initializer,
-    placeholder,
-    placeholder_with_default,
-    reset_default_graph,
-    trainable_variables,
-    variable_scope,
-    variables_initializer,
-    variables_initializer as initialize_variables,
-)
 from tensorlet._src.io.image_pipeline import (
     random_crop,
 )
@@ -188,22 +189,17 @@ from tensorlet._src.ops.array_extra import (
 from tensorlet._src.ops.array_misc import (
     einsum,
     ensure_shape,
-    identity,
     identity_n,
     one_hot,
-    rank,
     sequence_mask,
     shape_n,
-    stop_gradient,
     tensordot,
     unravel_index,
-    where as where_v2,
 )
 from tensorlet._src.ops.array_ops import (
     broadcast_dynamic_shape,
     broadcast_static_shape,
     broadcast_to,
-    concat,
     repeat,
     reshape,
     reverse,
@@ -211,7 +207,6 @@ from tensorlet._src.ops.array_ops import (
     roll,
     slice,
     split,
-    stack,
     tile,
     unstack,
 )
@@ -229,10 +224,94 @@ from tensorlet._src.ops.debugging import (
     Assert,
     assert_proper_iterable,
     assert_same_float_dtype,
-    check_numerics,
     is_numeric_tensor,
     print,
     print as Print,
+)
+from tensorlet._src.ops.dispatch import (
+    array_misc__identity as identity,
+    array_misc__rank as rank,
+    array_misc__stop_gradient as stop_gradient,
+    array_misc__where as where_v2,
+    array_ops__concat as concat,
+    array_ops__stack as stack,
+    debugging__check_numerics as check_numerics,
+    math_binary__add as add,
+    math_binary__cast as cast,
+    math_binary__divide as divide,
+    math_binary__divide_no_nan as div_no_nan,
+    math_binary__equal as equal,
+    math_binary__floordiv as floordiv,
+    math_binary__floormod as floormod,
+    math_binary__floormod as mod,
+    math_binary__greater as greater,
+    math_binary__greater_equal as greater_equal,
+    math_binary__less as less,
+    math_binary__less_equal as less_equal,
+    math_binary__logical_and as logical_and,
+    math_binary__logical_not as logical_not,
+    math_binary__logical_or as logical_or,
+    math_binary__logical_xor as logical_xor,
+    math_binary__maximum as maximum,
+    math_binary__minimum as minimum,
+    math_binary__multiply as multiply,
+    math_binary__not_equal as not_equal,
+    math_binary__pow as pow,
+    math_binary__realdiv as realdiv,
+    math_binary__saturate_cast as saturate_cast,
+    math_binary__squared_difference as squared_difference,
+    math_binary__subtract as subtract,
+    math_binary__truediv as truediv,
+    math_extra__atan2 as atan2,
+    math_extra__clip_by_value as clip_by_value,
+    math_extra__polygamma as polygamma,
+    math_special__igamma as igamma,
+    math_special__igammac as igammac,
+    math_special__zeta as zeta,
+    math_unary__abs as abs,
+    math_unary__acos as acos,
+    math_unary__acosh as acosh,
+    math_unary__asin as asin,
+    math_unary__asinh as asinh,
+    math_unary__atan as atan,
+    math_unary__atanh as atanh,
+    math_unary__ceil as ceil,
+    math_unary__conj as conj,
+    math_unary__cos as cos,
+    math_unary__cosh as cosh,
+    math_unary__digamma as digamma,
+    math_unary__erf as erf,
+    math_unary__erfc as erfc,
+    math_unary__exp as exp,
+    math_unary__expm1 as expm1,
+    math_unary__floor as floor,
+    math_unary__imag as imag,
+    math_unary__is_finite as is_finite,
+    math_unary__is_inf as is_inf,
+    math_unary__is_nan as is_nan,
+    math_unary__lgamma as lgamma,
+    math_unary__log as log,
+    math_unary__log1p as log1p,
+    math_unary__log_sigmoid as log_sigmoid,
+    math_unary__negative as negative,
+    math_unary__real as real,
+    math_unary__reciprocal as reciprocal,
+    math_unary__rint as rint,
+    math_unary__round as round,
+    math_unary__rsqrt as rsqrt,
+    math_unary__sigmoid as sigmoid,
+    math_unary__sign as sign,
+    math_unary__sin as sin,
+    math_unary__sinh as sinh,
+    math_unary__sqrt as sqrt,
+    math_unary__square as square,
+    math_unary__tan as tan,
+    math_unary__tanh as tanh,
+    strings_ops__as_string as as_string,
+    strings_ops__regex_replace as regex_replace,
+    strings_ops__strip as string_strip,
+    strings_split__to_hash_bucket_fast as string_to_hash_bucket_fast,
+    strings_split__to_hash_bucket_strong as string_to_hash_bucket_strong,
 )
 from tensorlet._src.ops.gather_scatter import (
     scatter_nd,
@@ -244,6 +323,9 @@ from tensorlet._src.ops.gather_scatter import (
     tensor_scatter_nd_sub as tensor_scatter_sub,
     tensor_scatter_nd_update,
     tensor_scatter_nd_update as tensor_scatter_update,
+)
+from tensorlet._src.ops.indexed_slices import (
+    IndexedSlices,
 )
 from tensorlet._src.ops.indexing import (
     newaxis,
@@ -274,98 +356,35 @@ from tensorlet._src.ops.linalg_decomp import (
     triangular_solve as matrix_triangular_solve,
 )
 from tensorlet._src.ops.math_binary import (
-    add,
     bitcast,
-    cast,
-    divide,
-    divide_no_nan as div_no_nan,
-    equal,
-    floordiv,
-    floormod,
-    floormod as mod,
-    greater,
-    greater_equal,
-    less,
-    less_equal,
-    logical_and,
-    logical_not,
-    logical_or,
-    logical_xor,
-    maximum,
-    minimum,
-    multiply,
-    not_equal,
-    pow,
-    realdiv,
-    saturate_cast,
-    squared_difference,
-    subtract,
-    truediv,
 )
 from tensorlet._src.ops.math_extra import (
     add_n,
-    atan2,
     clip_by_global_norm,
     clip_by_norm,
-    clip_by_value,
     complex,
     global_norm,
-    polygamma,
     scalar_mul,
 )
 from tensorlet._src.ops.math_special import (
     betainc,
-    igamma,
-    igammac,
     is_non_decreasing,
     is_strictly_increasing,
     lbeta,
-    zeta,
+)
+from tensorlet._src.ops.math_truncate import (
+    truncatediv,
+    truncatemod,
 )
 from tensorlet._src.ops.math_unary import (
-    abs,
-    acos,
-    acosh,
     angle,
-    asin,
-    asinh,
-    atan,
-    atanh,
-    ceil,
-    conj,
-    cos,
-    cosh,
-    digamma,
-    erf,
-    erfc,
-    exp,
-    expm1,
-    floor,
-    imag,
-    is_finite,
-    is_inf,
-    is_nan,
-    lgamma,
-    log,
-    log1p,
-    log_sigmoid,
-    negative,
-    real,
-    reciprocal,
-    rint,
-    round,
-    rsqrt,
-    sigmoid,
-    sign,
-    sin,
-    sinh,
-    sqrt,
-    square,
-    tan,
-    tanh,
 )
 from tensorlet._src.ops.matmul import (
     matmul,
+)
+from tensorlet._src.ops.ragged.ragged_tensor import (
+    RaggedTensor,
+    RaggedTensorSpec,
 )
 from tensorlet._src.ops.random_gen import (
     gamma as random_gamma,
@@ -399,12 +418,25 @@ from tensorlet._src.ops.segment import (
     unsorted_segment_sqrt_n,
     unsorted_segment_sum,
 )
-from tensorlet._src.ops.strings_ops import (
-    as_string,
-    join as string_join,
-    regex_replace,
-    strip as string_strip,
+from tensorlet._src.ops.signal_fft import (
+    fft,
+    fft2d,
+    fft3d,
+    fftnd,
+    ifft,
+    ifft2d,
+    ifft3d,
+    ifftnd,
+    irfftnd,
+    rfftnd,
 )
+from tensorlet._src.ops.strings_ops import (
+    join as string_join,
+)
+from tensorlet._src.ops.strings_split import (
+    fingerprint,
+)
+from tensorlet.compat.v1 import autograph  # tensorlet.compat.v1.autograph
 from tensorlet.compat.v1 import bitwise  # tensorlet.compat.v1.bitwise
 from tensorlet.compat.v1 import config  # tensorlet.compat.v1.config
 from tensorlet.compat.v1 import debugging  # tensorlet.compat.v1.debugging
@@ -413,11 +445,15 @@ from tensorlet.compat.v1 import errors  # tensorlet.compat.v1.errors
 from tensorlet.compat.v1 import image  # tensorlet.compat.v1.image
 from tensorlet.compat.v1 import linalg  # tensorlet.compat.v1.linalg
 from tensorlet.compat.v1 import lite  # tensorlet.compat.v1.lite
+from tensorlet.compat.v1 import lookup  # tensorlet.compat.v1.lookup
 from tensorlet.compat.v1 import manip  # tensorlet.compat.v1.manip
 from tensorlet.compat.v1 import math  # tensorlet.compat.v1.math
 from tensorlet.compat.v1 import nest  # tensorlet.compat.v1.nest
 from tensorlet.compat.v1 import nn  # tensorlet.compat.v1.nn
+from tensorlet.compat.v1 import ragged  # tensorlet.compat.v1.ragged
 from tensorlet.compat.v1 import random  # tensorlet.compat.v1.random
+from tensorlet.compat.v1 import signal  # tensorlet.compat.v1.signal
+from tensorlet.compat.v1 import spectral  # tensorlet.compat.v1.spectral
 from tensorlet.compat.v1 import strings  # tensorlet.compat.v1.strings
 
 
@@ -436,6 +472,7 @@ _LAZY = {
     'saved_model',
     'sparse',
     'test',
+    'tpu',
     'train',
 }
 

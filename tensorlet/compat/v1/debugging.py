@@ -10,7 +10,6 @@ from tensorlet._src.ops.debugging import (
     assert_same_float_dtype,
     assert_shapes,
     assert_type,
-    check_numerics,
     disable_traceback_filtering,
     enable_traceback_filtering,
     get_log_device_placement,
@@ -18,14 +17,15 @@ from tensorlet._src.ops.debugging import (
     is_traceback_filtering_enabled,
     set_log_device_placement,
 )
+from tensorlet._src.ops.dispatch import (
+    debugging__check_numerics as check_numerics,
+    math_unary__is_finite as is_finite,
+    math_unary__is_inf as is_inf,
+    math_unary__is_nan as is_nan,
+)
 from tensorlet._src.ops.math_special import (
     is_non_decreasing,
     is_strictly_increasing,
-)
-from tensorlet._src.ops.math_unary import (
-    is_finite,
-    is_inf,
-    is_nan,
 )
 
 

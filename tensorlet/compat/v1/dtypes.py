@@ -27,15 +27,13 @@ from tensorlet._src.framework.dtypes import (
     uint8,
     variant,
 )
-from tensorlet._src.ops.math_binary import (
-    cast,
-    saturate_cast,
+from tensorlet._src.ops.dispatch import (
+    math_binary__cast as cast,
+    math_binary__saturate_cast as saturate_cast,
+    strings_ops__as_string as as_string,
 )
 from tensorlet._src.ops.math_extra import (
     complex,
-)
-from tensorlet._src.ops.strings_ops import (
-    as_string,
 )
 
 

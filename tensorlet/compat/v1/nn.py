@@ -18,26 +18,24 @@ from tensorlet._src.compat.v1_ops import (
     sparse_softmax_cross_entropy_with_logits,
     xw_plus_b,
 )
+from tensorlet._src.ops.dispatch import (
+    math_unary__sigmoid as sigmoid,
+    math_unary__tanh as tanh,
+    nn_activations__elu as elu,
+    nn_activations__leaky_relu as leaky_relu,
+    nn_activations__relu as relu,
+    nn_activations__relu6 as relu6,
+    nn_activations__selu as selu,
+    nn_activations__silu as silu,
+    nn_activations__silu as swish,
+    nn_activations__softplus as softplus,
+    nn_activations__softsign as softsign,
+)
 from tensorlet._src.ops.math_extra import (
     l2_normalize,
 )
 from tensorlet._src.ops.math_special import (
     zero_fraction,
-)
-from tensorlet._src.ops.math_unary import (
-    sigmoid,
-    tanh,
-)
-from tensorlet._src.ops.nn_activations import (
-    elu,
-    leaky_relu,
-    relu,
-    relu6,
-    selu,
-    silu,
-    silu as swish,
-    softplus,
-    softsign,
 )
 from tensorlet._src.ops.nn_conv import (
     atrous_conv2d,

@@ -8,6 +8,23 @@ from tensorlet._src.io.sparse import (
     from_dense,
     to_dense,
 )
+from tensorlet._src.io.sparse_ops import (
+    expand_dims,
+    eye,
+    fill_empty_rows,
+    maximum,
+    minimum,
+    reorder,
+    reset_shape,
+    reshape,
+    retain,
+    slice,
+    softmax,
+    sparse_dense_matmul,
+    sparse_dense_matmul as matmul,
+    to_indicator,
+    transpose,
+)
 
 
 def __getattr__(name):

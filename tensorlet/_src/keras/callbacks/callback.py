@@ -283,6 +283,14 @@ class ProgbarLogger(Callback):
     def on_train_begin(self, logs=None):
         self._called_in_fit = True
 
+    def draws_at(self, last_step, margin=0.0):
+        """Whether the next ``on_*_batch_end`` will draw the bar (so the logs passed to it must be current): always at
+        an epoch's last step, else when the bar's redraw interval has passed; never for ``verbose=2`` (one line
+        per epoch, from the epoch's logs)."""
+        if self.verbose != 1:
+            return False
+        return self.progbar is None or last_step or self.progbar.will_draw(margin)
+
     def on_test_begin(self, logs=None):
         if not self._called_in_fit:
             self._reset_progbar()

@@ -114,7 +114,7 @@ class ModelCheckpoint(MonitorCallback):
     def _save_model(self, epoch, batch, logs):
         filepath = self._get_file_path(epoch, batch, logs)
         try:
-            if self._should_save_model(epoch, batch, logs, filepath):
+            if self._should_save_model(epoch, batch, logs, filepath) and _writes_checkpoints(self.model):
                 dirname = os.path.dirname(filepath)
                 if dirname and not os.path.exists(dirname):
                     os.makedirs(dirname, exist_ok=True)
@@ -254,6 +254,8 @@ class BackupAndRestore(Callback):
             self._save_model()
 
     def _save_model(self):
+        if not _writes_checkpoints(self.model):
+            return
         os.makedirs(self.backup_dir, exist_ok=True)
         if self.double_checkpoint and os.path.exists(self._state_path):
             shutil.copyfile(self._state_path, self._prev_state_path)
@@ -281,8 +283,14 @@ class BackupAndRestore(Callback):
         return False
 
     def on_train_end(self, logs=None):
-        if self.delete_checkpoint and os.path.exists(self.backup_dir):
+        if self.delete_checkpoint and os.path.exists(self.backup_dir) and _writes_checkpoints(self.model):
             shutil.rmtree(self.backup_dir)
+
+
+def _writes_checkpoints(model) -> bool:
+    """False on the workers of a multi-worker strategy other than the chief: only the chief writes (as TF)."""
+    strategy = getattr(model, "distribute_strategy", None)
+    return getattr(strategy, "should_checkpoint", True)
 
 
 # ----------------------------------------------------------------------------------------------------------------

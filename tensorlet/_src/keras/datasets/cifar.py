@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorlet._src.keras.datasets import _safe_pickle
+from tensorlet._src.keras import backend
 
 
 def load_batch(fpath, label_key="labels"):
@@ -17,9 +18,4 @@ def load_batch(fpath, label_key="labels"):
 
 
 def channels_last():
-    try:
-        from tensorlet._src.keras import backend
-
-        return backend.image_data_format() == "channels_last"
-    except (ImportError, AttributeError):
-        return True
+    return backend.image_data_format() == "channels_last"

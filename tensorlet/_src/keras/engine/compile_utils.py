@@ -8,8 +8,10 @@ reports their results in one dict.
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.ops.array_misc import shape
+from tensorlet._src.ops.math_binary import cast
 from tensorlet._src.util import nest
+from tensorlet._src.keras import backend
 
 
 def _flat(y):
@@ -30,9 +32,7 @@ def _object_name(obj):
     name = getattr(obj, "__name__", None)
     if name:
         return name
-    from tensorlet._src.keras.engine.base_layer import _snake
-
-    return _snake(type(obj).__name__)
+    return backend.to_snake_case(type(obj).__name__)
 
 
 def get_loss(identifier, y_true, y_pred):
@@ -164,11 +164,11 @@ class CompileLoss:
         else:
             flat_sw = [sample_weight] * len(flat_pred)
         values = []
-        batch = T.shape(flat_pred[0])[0] if len(self._entries) > 1 else None
+        batch = shape(flat_pred[0])[0] if len(self._entries) > 1 else None
         for k, (i, fn, weight, _) in enumerate(self._entries):
             v = fn(flat_true[i], flat_pred[i], flat_sw[i] if i < len(flat_sw) else None)
             if v.dtype.name != "float32" and v.dtype.is_floating:
-                v = T.cast(v, "float32")
+                v = cast(v, "float32")
             if self._metrics:  # per-output trackers record the unweighted loss, as Keras does
                 self._metrics[k].update_state(v, sample_weight=batch)
             if weight is not None:

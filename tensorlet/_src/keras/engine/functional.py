@@ -23,6 +23,8 @@ from tensorlet._src.keras.engine.base_layer import Layer, get_keras_mask, set_ke
 from tensorlet._src.keras.engine.keras_tensor import KerasTensor
 from tensorlet._src.keras.engine.training import Model
 from tensorlet._src.util import nest
+from tensorlet._src.ops.array_ops import expand_dims, squeeze
+from tensorlet._src.ops.math_binary import cast
 
 
 def _build_map(inputs, outputs):
@@ -213,22 +215,17 @@ class Functional(Model):
                 continue
             if not isinstance(x, (Tensor, Variable)):
                 x = convert_to_tensor(np.asarray(x, dtype=ref.dtype) if ref.dtype != "string" else x)
-            elif x.dtype.name != ref.dtype and x.dtype.is_floating and ref.dtype.startswith(("float", "bfloat")):
-                from tensorlet._src.ops.math_binary import cast
-
+            elif x.dtype.name != ref.dtype and ref.dtype != "string" and x.dtype.name != "string":
+                # as Keras's convert_to_tensor(x, dtype=input.dtype): a tensor of another dtype is cast
                 m = get_keras_mask(x)
                 x = cast(x, ref.dtype)
                 if m is not None:
                     set_keras_mask(x, m)
             rank = len(ref.shape)
             if x.shape.rank is not None and x.shape.rank == rank + 1 and x.shape[-1] == 1:
-                from tensorlet._src.autodiff import lazy as T
-
-                x = T.squeeze(x, axis=-1)
+                x = squeeze(x, axis=-1)
             elif x.shape.rank is not None and x.shape.rank == rank - 1 and ref.shape[-1] == 1:
-                from tensorlet._src.autodiff import lazy as T
-
-                x = T.expand_dims(x, axis=-1)
+                x = expand_dims(x, axis=-1)
             out.append(x)
         return out
 
@@ -336,7 +333,7 @@ def functional_from_config(cls, config, custom_objects=None):
         name = lcfg.pop("name", None) or lcfg.get("config", {}).get("name")
         layer = deserialize_keras_object(lcfg, custom_objects=custom_objects)
         created[name] = layer
-        pending.append((layer, inbound))
+        pending.append((name, layer, inbound))
     outputs_of = collections.defaultdict(list)  # layer name -> list of node outputs (flat)
     for name, layer in created.items():
         if layer._inbound_nodes and layer._inbound_nodes[0].is_input:
@@ -352,12 +349,13 @@ def functional_from_config(cls, config, custom_objects=None):
             return [resolve(v) for v in x]
         return x
 
-    remaining = [(layer, list(inbound)) for layer, inbound in pending if inbound]
+    # outputs are keyed by the name the file gives a layer: a layer whose get_config omits `name` gets a new one
+    remaining = [(name, layer, list(inbound)) for name, layer, inbound in pending if inbound]
     progress = True
     while remaining and progress:
         progress = False
         nxt = []
-        for layer, inbound in remaining:
+        for name, layer, inbound in remaining:
             while inbound:
                 node = inbound[0]
                 args = resolve(node.get("args", []))
@@ -368,14 +366,14 @@ def functional_from_config(cls, config, custom_objects=None):
                     out = layer(args[0], **kwargs)
                 else:
                     out = layer(*args, **kwargs)
-                outputs_of[layer.name].append(nest.flatten(out))
+                outputs_of[name].append(nest.flatten(out))
                 inbound.pop(0)
                 progress = True
             if inbound:
-                nxt.append((layer, inbound))
+                nxt.append((name, layer, inbound))
         remaining = nxt
     if remaining:
-        raise ValueError(f"Could not rebuild the functional graph: layers {[lay.name for lay, _ in remaining]} "
+        raise ValueError(f"Could not rebuild the functional graph: layers {[name for name, _, _ in remaining]} "
                          "have unresolved inputs.")
 
     def ref(r):

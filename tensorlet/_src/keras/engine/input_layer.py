@@ -10,7 +10,7 @@ from __future__ import annotations
 import warnings
 
 from tensorlet._src.keras import backend as _backend
-from tensorlet._src.keras.engine.base_layer import Layer, _policy_config
+from tensorlet._src.keras.engine.base_layer import Layer
 from tensorlet._src.keras.engine.keras_tensor import KerasTensor
 from tensorlet._src.keras.engine.node import Node
 from tensorlet._src.ops.registry import tf_export
@@ -96,4 +96,3 @@ def Input(shape=None, batch_size=None, dtype=None, sparse=None, ragged=None, bat
     return layer.output
 
 
-_ = _policy_config  # re-exported helper for InputLayer configs

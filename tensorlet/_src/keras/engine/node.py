@@ -12,6 +12,9 @@ import numpy as np
 
 from tensorlet._src.keras.engine.keras_tensor import KerasTensor
 from tensorlet._src.util import nest
+from tensorlet._src.keras.engine import call_context
+from tensorlet._src.keras.engine.input_spec import assert_input_compatibility
+from tensorlet._src.keras.engine.masking import get_keras_mask, set_keras_mask
 
 
 class Node:
@@ -96,7 +99,6 @@ def _restore(snapshot):
 def _run(layer, args, kwargs, fill):
     """Runs ``layer.__call__`` on placeholder values, leaving variables and losses as they were."""
     from tensorlet._src.framework.context import init_scope
-    from tensorlet._src.keras.engine import base_layer
 
     a = _replace(list(args), fill)
     k = _replace(dict(kwargs), fill)
@@ -104,19 +106,17 @@ def _run(layer, args, kwargs, fill):
     for src, dst in zip(nest.flatten([list(args), dict(kwargs)]), nest.flatten([a, k])):
         if isinstance(src, KerasTensor) and src._keras_mask is not None:
             masks[id(dst)] = dst
-            base_layer.set_keras_mask(dst, _dummy(src._keras_mask, fill))
+            set_keras_mask(dst, _dummy(src._keras_mask, fill))
     layers = layer._flatten_layers() if hasattr(layer, "_flatten_layers") else [layer]
     saved_losses = [(lay, list(lay._losses)) for lay in layers]
-    base_layer._local.symbolic = getattr(base_layer._local, "symbolic", 0) + 1
     snap = None
     try:
-        with init_scope():
+        with call_context.symbolic_build(), init_scope():
             if not layer.built:
                 layer._maybe_build(tuple(a), k)
             snap = _snapshot(layer)
             out = layer.__call__(*a, **k)
     finally:
-        base_layer._local.symbolic -= 1
         if snap is not None:
             _restore(snap)
         for lay, losses in saved_losses:
@@ -125,11 +125,10 @@ def _run(layer, args, kwargs, fill):
 
 
 def _spec_of(value):
-    from tensorlet._src.keras.engine import base_layer
 
     if value is None or not hasattr(value, "shape") or not hasattr(value, "dtype"):
         return value, None
-    mask = base_layer.get_keras_mask(value)
+    mask = get_keras_mask(value)
     return (tuple(value.shape), value.dtype.name if hasattr(value.dtype, "name") else str(value.dtype)), mask
 
 
@@ -195,13 +194,12 @@ def _shape_structure(s, to_kt):
 # --- recording ----------------------------------------------------------------------------------------------------
 def symbolic_call(layer, args, kwargs):
     """``layer(*args, **kwargs)`` on KerasTensors: records a node and returns output KerasTensors."""
-    from tensorlet._src.keras.engine import base_layer
 
     if not layer.built:
         first = args[0] if args else next(iter(kwargs.values()))
         layer._maybe_build((first,) if not args else args, {} if args else kwargs)
     if layer.input_spec is not None and args:
-        base_layer.assert_input_compatibility(layer.input_spec, args[0], layer.name)
+        assert_input_compatibility(layer.input_spec, args[0], layer.name)
     outputs = infer_output_spec(layer, args, kwargs)
     Node(layer, args, kwargs, outputs)
     return outputs

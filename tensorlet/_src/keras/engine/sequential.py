@@ -19,6 +19,11 @@ from tensorlet._src.keras.engine.keras_tensor import KerasTensor
 from tensorlet._src.keras.engine.training import Model
 from tensorlet._src.ops.registry import tf_export
 from tensorlet._src.util import nest
+from tensorlet._src.keras import mixed_precision
+from tensorlet._src.keras.engine.layer_utils import call_sig
+from tensorlet._src.keras.engine.masking import get_keras_mask
+from tensorlet._src.keras.engine.name_scope import KerasScope
+from tensorlet._src.keras.trainers.data_adapters.data_adapter_utils import unpack_x_y_sample_weight
 
 
 @tf_export("keras.Sequential", "keras.models.Sequential")
@@ -130,10 +135,9 @@ class Sequential(Model):
             dtype = self._stack[0].compute_dtype
             self._stack = [InputLayer(batch_shape=input_shape, dtype=dtype)] + self._stack
             _base._STRUCTURE[0] += 1
-        from tensorlet._src.keras.engine.base_layer import _KerasScope
         from tensorlet._src.keras.engine.functional import Functional
 
-        with _KerasScope(self.name, self):
+        with KerasScope(self.name, self):
             x = self._build_graph()
         if x is None:
             return
@@ -167,27 +171,23 @@ class Sequential(Model):
             self.build(tuple(first.shape))
         self.built = True
 
-    def _symbolic_build(self, data):
+    def _symbolic_build(self, data, kind="train"):
         if self.built:
             return
-        from tensorlet._src.keras.engine import data_adapter as _da
-
-        x, _, _ = _da.unpack_x_y_sample_weight(data)
+        x, _, _ = unpack_x_y_sample_weight(data)
         if hasattr(x, "shape") and not isinstance(x, (list, tuple, dict)):
             self.build((None,) + tuple(x.shape)[1:])
         if not self.built:
-            Model._symbolic_build(self, data)
+            Model._symbolic_build(self, data, kind)
 
     # --- calling --------------------------------------------------------------------------------------------------
     def call(self, inputs, training=None, mask=None):
         if self._functional is not None:
             return self._functional.call(inputs, training=training, mask=mask)
-        from tensorlet._src.keras.engine.base_layer import _call_sig, get_keras_mask
-
         outputs = inputs
         for layer in self.layers:
             kwargs = {}
-            sig = _call_sig(layer)
+            sig = call_sig(layer)
             if sig.has_mask and mask is not None:
                 kwargs["mask"] = mask
             if sig.has_training and training is not None:
@@ -256,9 +256,7 @@ class Sequential(Model):
 
         layer_configs = [serialize_keras_object(layer) for layer in self._stack]
         config = {"name": self.name, "trainable": self.trainable, "dtype": None, "layers": layer_configs}
-        from tensorlet._src.keras.engine.base_layer import _policy_config
-
-        config["dtype"] = _policy_config(self.dtype_policy)
+        config["dtype"] = mixed_precision.serialize(self.dtype_policy)
         if self._build_shapes_dict is not None:
             config["build_input_shape"] = self._build_shapes_dict["input_shape"]
         return config

@@ -1,27 +1,18 @@
 """Argument validation and shape arithmetic shared by the convolution, pooling, reshaping and normalization layers
-(Keras 3's wording for the errors), plus lazy access to the sibling Keras families (initializers, activations, ...).
+(Keras 3's wording for the errors).
 """
 
 from __future__ import annotations
 
-import importlib
 
-from tensorlet._src.autodiff import lazy as T
-
-
-def family(name):
-    """``tensorlet._src.keras.<name>`` (initializers, activations, regularizers, constraints), imported on use."""
-    return importlib.import_module(f"tensorlet._src.keras.{name}")
-
-
-def get(kind, identifier):
-    return family(kind).get(identifier)
-
-
-def serialize(kind, obj):
-    if obj is None:
-        return None
-    return family(kind).serialize(obj)
+from tensorlet._src.framework.tensor import convert_to_tensor
+from tensorlet._src.ops import array_misc
+from tensorlet._src.ops.array_misc import where
+from tensorlet._src.ops.array_ops import transpose
+from tensorlet._src.ops.creation import zeros_like
+from tensorlet._src.ops.math_binary import cast, greater_equal
+from tensorlet._src.ops.random_stateless import stateless_normal, stateless_uniform
+from tensorlet._src.keras import backend
 
 
 def standardize_tuple(value, n, name, allow_zero=False):
@@ -59,18 +50,7 @@ def standardize_padding(value, allow_causal=False):
 
 
 def standardize_data_format(data_format):
-    try:
-        from tensorlet._src.keras import backend as kb
-
-        return kb.standardize_data_format(data_format)
-    except (ImportError, AttributeError):
-        if data_format is None:
-            return "channels_last"
-        data_format = str(data_format).lower()
-        if data_format not in {"channels_first", "channels_last"}:
-            raise ValueError("The `data_format` argument must be one of {'channels_first', 'channels_last'}. "
-                             f"Received: data_format={data_format}") from None
-        return data_format
+    return backend.standardize_data_format(data_format)
 
 
 def tf_format(data_format, rank):
@@ -122,18 +102,18 @@ def deconv_length(n, k, s, padding, output_padding, d):
 
 
 def to_channels_last(x, rank):
-    return T.transpose(x, [0] + list(range(2, rank + 2)) + [1])
+    return transpose(x, [0] + list(range(2, rank + 2)) + [1])
 
 
 def to_channels_first(x, rank):
-    return T.transpose(x, [0, rank + 1] + list(range(1, rank + 1)))
+    return transpose(x, [0, rank + 1] + list(range(1, rank + 1)))
 
 
 def static_or_dynamic_shape(x):
     """x's shape as a list: Python ints where known, scalar tensors where not."""
     shape = list(x.shape)
     if None in shape:
-        dyn = T.shape(x)
+        dyn = array_misc.shape(x)
         shape = [dyn[i] if v is None else v for i, v in enumerate(shape)]
     return shape
 
@@ -141,19 +121,19 @@ def static_or_dynamic_shape(x):
 def shape(x):
     """x's shape as a tuple of ints when fully known (so ops get static shapes while tracing), else tf.shape(x)."""
     s = tuple(x.shape)
-    return s if None not in s else T.shape(x)
+    return s if None not in s else array_misc.shape(x)
 
 
 def dim(x, axis):
     """x.shape[axis] when known, else the scalar tensor tf.shape(x)[axis]."""
     d = x.shape[axis]
-    return d if d is not None else T.shape(x)[axis]
+    return d if d is not None else array_misc.shape(x)[axis]
 
 
 def cast_like(v, x):
     """A weight read as a tensor in the computation dtype of x (mixed precision casts)."""
-    v = T.convert_to_tensor(v)
-    return v if v.dtype == x.dtype else T.cast(v, x.dtype)
+    v = convert_to_tensor(v)
+    return v if v.dtype == x.dtype else cast(v, x.dtype)
 
 
 def normalize_axes(axis, rank):
@@ -169,18 +149,18 @@ def check_axes(axis, input_shape):
 
 def dropout(x, rate, seed_generator, noise_shape=None):
     """Inverted dropout with a stateless draw seeded by a keras SeedGenerator (graph-ready)."""
-    u = T.random.stateless_uniform(shape(x) if noise_shape is None else noise_shape, seed=seed_generator.next(),
+    u = stateless_uniform(shape(x) if noise_shape is None else noise_shape, seed=seed_generator.next(),
                                    dtype=x.dtype)
-    keep = T.greater_equal(u, T.cast(rate, x.dtype))
-    return T.where(keep, x / T.cast(1.0 - rate, x.dtype), T.zeros_like(x))
+    keep = greater_equal(u, cast(rate, x.dtype))
+    return where(keep, x / cast(1.0 - rate, x.dtype), zeros_like(x))
 
 
 def normal(shape, seed_generator, dtype, mean=0.0, stddev=1.0):
-    return T.random.stateless_normal(shape, seed=seed_generator.next(), mean=mean, stddev=stddev, dtype=dtype)
+    return stateless_normal(shape, seed=seed_generator.next(), mean=mean, stddev=stddev, dtype=dtype)
 
 
 def uniform(shape, seed_generator, dtype, minval=0.0, maxval=1.0):
-    return T.random.stateless_uniform(shape, seed=seed_generator.next(), minval=minval, maxval=maxval, dtype=dtype)
+    return stateless_uniform(shape, seed=seed_generator.next(), minval=minval, maxval=maxval, dtype=dtype)
 
 
 def seed_generator(layer, seed):

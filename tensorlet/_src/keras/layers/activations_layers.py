@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import math
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.ops.array_misc import where
+from tensorlet._src.ops.creation import zeros_like
+from tensorlet._src.ops.math_binary import cast, greater, greater_equal
+from tensorlet._src.ops.math_unary import exp
+from tensorlet._src.ops.nn_activations import relu, softmax
+from tensorlet._src.ops.reduce import reduce_logsumexp
 from tensorlet._src.keras.engine.base_layer import InputSpec, Layer
 from tensorlet._src.keras.layers import _k4_utils as U
 from tensorlet._src.ops.registry import tf_export
-
-
-def _acts():
-    return U.family("activations")
+from tensorlet._src.keras import activations, constraints, initializers, regularizers
 
 
 class _Elementwise(Layer):
@@ -47,7 +49,7 @@ class LeakyReLU(_Elementwise):
         self.negative_slope = negative_slope
 
     def call(self, inputs):
-        return _acts().leaky_relu(inputs, negative_slope=self.negative_slope)
+        return activations.leaky_relu(inputs, negative_slope=self.negative_slope)
 
     def get_config(self):
         config = super().get_config()
@@ -76,7 +78,7 @@ class ReLU(_Elementwise):
         self.max_value, self.negative_slope, self.threshold = max_value, negative_slope, threshold
 
     def call(self, inputs):
-        return _acts().relu(inputs, negative_slope=self.negative_slope, max_value=self.max_value,
+        return activations.relu(inputs, negative_slope=self.negative_slope, max_value=self.max_value,
                             threshold=self.threshold)
 
     def get_config(self):
@@ -95,7 +97,7 @@ class ELU(_Elementwise):
         self.alpha = alpha
 
     def call(self, inputs):
-        return _acts().elu(inputs, alpha=self.alpha)
+        return activations.elu(inputs, alpha=self.alpha)
 
     def get_config(self):
         config = super().get_config()
@@ -111,9 +113,9 @@ class PReLU(Layer):
                  **kwargs):
         super().__init__(**kwargs)
         self.supports_masking = True
-        self.alpha_initializer = U.get("initializers", alpha_initializer)
-        self.alpha_regularizer = U.get("regularizers", alpha_regularizer)
-        self.alpha_constraint = U.get("constraints", alpha_constraint)
+        self.alpha_initializer = initializers.get(alpha_initializer)
+        self.alpha_regularizer = regularizers.get(alpha_regularizer)
+        self.alpha_constraint = constraints.get(alpha_constraint)
         if shared_axes is None:
             self.shared_axes = None
         elif not isinstance(shared_axes, (list, tuple)):
@@ -133,16 +135,16 @@ class PReLU(Layer):
         self.built = True
 
     def call(self, inputs):
-        return T.nn.relu(inputs) - U.cast_like(self.alpha, inputs) * T.nn.relu(-inputs)
+        return relu(inputs) - U.cast_like(self.alpha, inputs) * relu(-inputs)
 
     def compute_output_shape(self, input_shape):
         return input_shape
 
     def get_config(self):
         config = super().get_config()
-        config.update({"alpha_initializer": U.serialize("initializers", self.alpha_initializer),
-                       "alpha_regularizer": U.serialize("regularizers", self.alpha_regularizer),
-                       "alpha_constraint": U.serialize("constraints", self.alpha_constraint),
+        config.update({"alpha_initializer": initializers.serialize(self.alpha_initializer),
+                       "alpha_regularizer": regularizers.serialize(self.alpha_regularizer),
+                       "alpha_constraint": constraints.serialize(self.alpha_constraint),
                        "shared_axes": self.shared_axes})
         return config
 
@@ -166,15 +168,15 @@ class Softmax(_Elementwise):
                 raise ValueError(f"The `mask` must be broadcastable to `inputs` and must not have more dimensions. "
                                  f"Received: inputs.shape={tuple(x.shape)}, mask.shape={tuple(mask.shape)}")
             if mask.dtype.name != "bool":
-                mask = T.greater(mask, T.cast(0.5, mask.dtype))
-            x = T.where(mask, x, T.cast(-3e4 if x.dtype.name == "float16" else -1e9, x.dtype))
+                mask = greater(mask, cast(0.5, mask.dtype))
+            x = where(mask, x, cast(-3e4 if x.dtype.name == "float16" else -1e9, x.dtype))
         if isinstance(self.axis, (tuple, list)) and len(self.axis) > 1:
-            y = T.exp(x - T.reduce_logsumexp(x, axis=list(self.axis), keepdims=True))
+            y = exp(x - reduce_logsumexp(x, axis=list(self.axis), keepdims=True))
         else:
             axis = self.axis[0] if isinstance(self.axis, (tuple, list)) else self.axis
-            y = T.nn.softmax(x, axis=axis)
+            y = softmax(x, axis=axis)
         if mask is not None:
-            y = T.where(mask, y, T.zeros_like(y))
+            y = where(mask, y, zeros_like(y))
         return y
 
     def get_config(self):
@@ -273,7 +275,7 @@ class AlphaDropout(_Elementwise):
             shape = [U.dim(inputs, i) if v is None else v for i, v in enumerate(self.noise_shape)]
         alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
         alpha_p = -alpha * scale
-        kept = T.cast(T.greater_equal(U.uniform(shape, self.seed_generator, inputs.dtype), self.rate), inputs.dtype)
+        kept = cast(greater_equal(U.uniform(shape, self.seed_generator, inputs.dtype), self.rate), inputs.dtype)
         a = ((1 - self.rate) * (1 + self.rate * alpha_p ** 2)) ** -0.5
         b = -a * alpha_p * self.rate
         return a * (inputs * kept + alpha_p * (1 - kept)) + b

@@ -10,10 +10,21 @@ from __future__ import annotations
 import math
 import string
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.framework.tensor import convert_to_tensor
+from tensorlet._src.ops import creation
+from tensorlet._src.ops import math_unary
+from tensorlet._src.ops.array_misc import einsum, shape, where
+from tensorlet._src.ops.array_ops import expand_dims, reshape
+from tensorlet._src.ops.creation import zeros_like
+from tensorlet._src.ops.math_binary import cast, greater_equal, less, logical_and, logical_not
+from tensorlet._src.ops.math_unary import exp, tanh
+from tensorlet._src.ops.matmul import matmul
+from tensorlet._src.ops.nn_activations import softmax
+from tensorlet._src.ops.reduce import reduce_logsumexp, reduce_sum
 from tensorlet._src.keras.engine.base_layer import Layer
 from tensorlet._src.keras.layers import _k4_utils as U
 from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.keras import constraints, initializers, regularizers
 
 _BIG_NEG = -1e9
 
@@ -30,14 +41,14 @@ def _keras_mask(x):
 
 def _causal_mask(tq, tv):
     """(1, Tq, Tv) bool: True where the query position >= the key position."""
-    rows = T.reshape(T.range(tq), (1, -1, 1))
-    cols = T.reshape(T.range(tv), (1, 1, -1))
-    return T.greater_equal(rows, cols)
+    rows = reshape(creation.range(tq), (1, -1, 1))
+    cols = reshape(creation.range(tv), (1, 1, -1))
+    return greater_equal(rows, cols)
 
 
 def _dim(x, axis):
     d = x.shape[axis]
-    return d if d is not None else T.shape(x)[axis]
+    return d if d is not None else shape(x)[axis]
 
 
 class _BaseDenseAttention(Layer):
@@ -68,23 +79,23 @@ class _BaseDenseAttention(Layer):
 
     def _apply_scores(self, scores, value, scores_mask=None, training=False):
         if scores_mask is not None:
-            pad = T.logical_not(scores_mask)
+            pad = logical_not(scores_mask)
             if len(pad.shape) == 2:
-                pad = T.expand_dims(pad, -2)
+                pad = expand_dims(pad, -2)
             big = 65504.0 if scores.dtype.name == "float16" else 1.0e9
-            scores = T.where(pad, scores - big, scores)
-        weights = T.nn.softmax(scores, axis=-1)
+            scores = where(pad, scores - big, scores)
+        weights = softmax(scores, axis=-1)
         if training and self.dropout > 0:
             weights = U.dropout(weights, self.dropout, self.seed_generator)
-        return T.matmul(weights, value), weights
+        return matmul(weights, value), weights
 
     def _score_mask(self, scores, v_mask, use_causal_mask):
         if use_causal_mask:
             causal = _causal_mask(_dim(scores, -2), _dim(scores, -1))
             if v_mask is not None:
-                return T.logical_and(T.expand_dims(T.cast(v_mask, "bool"), -2), causal)
+                return logical_and(expand_dims(cast(v_mask, "bool"), -2), causal)
             return causal
-        return None if v_mask is None else T.cast(v_mask, "bool")
+        return None if v_mask is None else cast(v_mask, "bool")
 
     def call(self, inputs, mask=None, training=False, return_attention_scores=False, use_causal_mask=False):
         self._validate(inputs, mask)
@@ -95,14 +106,14 @@ class _BaseDenseAttention(Layer):
         scores = self._calculate_scores(q, k)
         out, weights = self._apply_scores(scores, v, self._score_mask(scores, v_mask, use_causal_mask), training)
         if q_mask is not None:
-            out = T.where(T.expand_dims(T.cast(q_mask, "bool"), -1), out, T.zeros_like(out))
+            out = where(expand_dims(cast(q_mask, "bool"), -1), out, zeros_like(out))
         return (out, weights) if return_attention_scores else out
 
     def compute_mask(self, inputs, mask=None):
         self._validate(inputs, mask)
         if mask is None or mask[0] is None:
             return None
-        return T.convert_to_tensor(mask[0])
+        return convert_to_tensor(mask[0])
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape[0][:-1]) + (input_shape[1][-1],)
@@ -139,16 +150,16 @@ class Attention(_BaseDenseAttention):
 
     def _calculate_scores(self, query, key):
         if self.score_mode == "dot":
-            scores = T.matmul(query, key, transpose_b=True)
+            scores = matmul(query, key, transpose_b=True)
             if self.scale is not None:
                 scores = scores * U.cast_like(self.scale, scores)
             return scores
-        q = T.expand_dims(query, -2)
-        k = T.expand_dims(key, -3)
+        q = expand_dims(query, -2)
+        k = expand_dims(key, -3)
         s = q + k
         if self.scale is not None:
             s = U.cast_like(self.scale, s) * s
-        return U.cast_like(self.concat_score_weight, s) * T.reduce_sum(T.tanh(s), axis=-1)
+        return U.cast_like(self.concat_score_weight, s) * reduce_sum(tanh(s), axis=-1)
 
     def get_config(self):
         config = super().get_config()
@@ -176,10 +187,10 @@ class AdditiveAttention(_BaseDenseAttention):
         self.built = True
 
     def _calculate_scores(self, query, key):
-        t = T.tanh(T.expand_dims(query, -2) + T.expand_dims(key, -3))
+        t = tanh(expand_dims(query, -2) + expand_dims(key, -3))
         if self.use_scale:
             t = U.cast_like(self.scale, t) * t
-        return T.reduce_sum(t, axis=-1)
+        return reduce_sum(t, axis=-1)
 
     def get_config(self):
         config = super().get_config()
@@ -216,7 +227,7 @@ class _Projection(Layer):
         lead = letters[:rank - self.n_in]
         contr = letters[rank - self.n_in:rank]
         outl = letters[rank:rank + len(self.out_shape)]
-        y = T.einsum(f"{lead}{contr},{contr}{outl}->{lead}{outl}", x, U.cast_like(self.kernel, x))
+        y = einsum(f"{lead}{contr},{contr}{outl}->{lead}{outl}", x, U.cast_like(self.kernel, x))
         if self.bias is not None:
             y = y + U.cast_like(self.bias, y)
         return y
@@ -281,13 +292,13 @@ class MultiHeadAttention(Layer):
                                  "be of type tuple, list, or int.") from None
         self._output_shape = output_shape
         self._flash_attention = flash_attention
-        self._kernel_initializer = U.get("initializers", kernel_initializer)
-        self._bias_initializer = U.get("initializers", bias_initializer)
-        self._kernel_regularizer = U.get("regularizers", kernel_regularizer)
-        self._bias_regularizer = U.get("regularizers", bias_regularizer)
-        self._activity_regularizer_sub = U.get("regularizers", activity_regularizer)
-        self._kernel_constraint = U.get("constraints", kernel_constraint)
-        self._bias_constraint = U.get("constraints", bias_constraint)
+        self._kernel_initializer = initializers.get(kernel_initializer)
+        self._bias_initializer = initializers.get(bias_initializer)
+        self._kernel_regularizer = regularizers.get(kernel_regularizer)
+        self._bias_regularizer = regularizers.get(bias_regularizer)
+        self._activity_regularizer_sub = regularizers.get(activity_regularizer)
+        self._kernel_constraint = constraints.get(kernel_constraint)
+        self._bias_constraint = constraints.get(bias_constraint)
         if isinstance(attention_axes, int):
             attention_axes = (attention_axes,)
         elif attention_axes and not isinstance(attention_axes, (list, tuple)):
@@ -368,51 +379,51 @@ class MultiHeadAttention(Layer):
     def _masked_softmax(self, scores, mask):
         if mask is None:
             if len(self._norm_axes) == 1:
-                return T.nn.softmax(scores, axis=self._norm_axes[0])
-            return T.exp(scores - T.reduce_logsumexp(scores, axis=list(self._norm_axes), keepdims=True))
-        mask = T.cast(mask, "bool")
+                return softmax(scores, axis=self._norm_axes[0])
+            return exp(scores - reduce_logsumexp(scores, axis=list(self._norm_axes), keepdims=True))
+        mask = cast(mask, "bool")
         axis = -len(self._attention_axes) * 2 - 1
         for _ in range(len(scores.shape) - len(mask.shape)):
-            mask = T.expand_dims(mask, axis)
-        neg = T.cast(_large_negative(scores.dtype), scores.dtype)
-        s = T.where(mask, scores, neg)
+            mask = expand_dims(mask, axis)
+        neg = cast(_large_negative(scores.dtype), scores.dtype)
+        s = where(mask, scores, neg)
         if len(self._norm_axes) == 1:
-            w = T.nn.softmax(s, axis=self._norm_axes[0])
+            w = softmax(s, axis=self._norm_axes[0])
         else:
-            w = T.exp(s - T.reduce_logsumexp(s, axis=list(self._norm_axes), keepdims=True))
-        return T.where(mask, w, T.zeros_like(w))
+            w = exp(s - reduce_logsumexp(s, axis=list(self._norm_axes), keepdims=True))
+        return where(mask, w, zeros_like(w))
 
     def _compute_attention_mask(self, query, value, query_mask=None, value_mask=None, key_mask=None,
                                 attention_mask=None, use_causal_mask=False):
         auto = None
         if query_mask is not None:
-            auto = T.expand_dims(T.cast(query_mask, "bool"), -1)
+            auto = expand_dims(cast(query_mask, "bool"), -1)
         for m in (value_mask, key_mask):
             if m is not None:
-                m = T.expand_dims(T.cast(m, "bool"), -2)
-                auto = m if auto is None else T.logical_and(auto, m)
+                m = expand_dims(cast(m, "bool"), -2)
+                auto = m if auto is None else logical_and(auto, m)
         if use_causal_mask:
             m = _causal_mask(_dim(query, 1), _dim(value, 1))
-            auto = m if auto is None else T.logical_and(auto, m)
+            auto = m if auto is None else logical_and(auto, m)
         if self._sliding_window is not None:
-            rows = T.reshape(T.range(_dim(query, 1)), (1, -1, 1))
-            cols = T.reshape(T.range(_dim(value, 1)), (1, 1, -1))
-            m = T.less(T.abs(rows - cols), self._sliding_window)
-            auto = m if auto is None else T.logical_and(auto, m)
+            rows = reshape(creation.range(_dim(query, 1)), (1, -1, 1))
+            cols = reshape(creation.range(_dim(value, 1)), (1, 1, -1))
+            m = less(math_unary.abs(rows - cols), self._sliding_window)
+            auto = m if auto is None else logical_and(auto, m)
         if attention_mask is not None:
-            attention_mask = T.cast(attention_mask, "bool")
+            attention_mask = cast(attention_mask, "bool")
         if auto is not None:
-            attention_mask = auto if attention_mask is None else T.logical_and(attention_mask, auto)
+            attention_mask = auto if attention_mask is None else logical_and(attention_mask, auto)
         return attention_mask
 
     def _compute_attention(self, query, key, value, attention_mask=None, training=None):
-        query = query * T.cast(self._inverse_sqrt_key_dim, query.dtype)
-        scores = T.einsum(self._dot_eq, key, query)
+        query = query * cast(self._inverse_sqrt_key_dim, query.dtype)
+        scores = einsum(self._dot_eq, key, query)
         scores = self._masked_softmax(scores, attention_mask)
         final = scores
         if self._dropout > 0.0 and training:
             final = U.dropout(scores, self._dropout, self._seed_gen)
-        return T.einsum(self._combine_eq, final, value), scores
+        return einsum(self._combine_eq, final, value), scores
 
     def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None, attention_mask=None,
              return_attention_scores=False, training=None, use_causal_mask=False):
@@ -460,12 +471,12 @@ class MultiHeadAttention(Layer):
             "dropout": self._dropout, "use_bias": self._use_bias, "use_gate": self._use_gate,
             "output_shape": self._output_shape, "attention_axes": self._attention_axes,
             "sliding_window": self._sliding_window,
-            "kernel_initializer": U.serialize("initializers", self._kernel_initializer),
-            "bias_initializer": U.serialize("initializers", self._bias_initializer),
-            "kernel_regularizer": U.serialize("regularizers", self._kernel_regularizer),
-            "bias_regularizer": U.serialize("regularizers", self._bias_regularizer),
-            "activity_regularizer": U.serialize("regularizers", self._activity_regularizer_sub),
-            "kernel_constraint": U.serialize("constraints", self._kernel_constraint),
-            "bias_constraint": U.serialize("constraints", self._bias_constraint),
+            "kernel_initializer": initializers.serialize(self._kernel_initializer),
+            "bias_initializer": initializers.serialize(self._bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self._kernel_regularizer),
+            "bias_regularizer": regularizers.serialize(self._bias_regularizer),
+            "activity_regularizer": regularizers.serialize(self._activity_regularizer_sub),
+            "kernel_constraint": constraints.serialize(self._kernel_constraint),
+            "bias_constraint": constraints.serialize(self._bias_constraint),
             "seed": self.seed})
         return config

@@ -9,13 +9,16 @@ TensorShape([2, 5, 8, 8, 4])
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.ops.array_ops import concat, reshape, split
+from tensorlet._src.ops.creation import zeros
+from tensorlet._src.ops.nn_conv import convolution
 from tensorlet._src.keras.engine.base_layer import InputSpec
 from tensorlet._src.keras.layers import _k4_utils as U
 from tensorlet._src.keras.layers.recurrent import _cell_property
 from tensorlet._src.keras.layers.rnn import RNN
-from tensorlet._src.keras.layers.rnn_cells import _CellBase, _masked, kget, kserialize
+from tensorlet._src.keras.layers.rnn_cells import _CellBase, _masked
 from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.keras import activations, constraints, initializers, regularizers
 
 _TF_PAD = {"valid": "VALID", "same": "SAME"}
 
@@ -78,10 +81,10 @@ class ConvLSTMCell(_CellBase):
                                                 constraint=self.recurrent_constraint)
         init = self.bias_initializer
         if self.use_bias and self.unit_forget_bias:
-            base, ones = self.bias_initializer, kget("initializers", "ones")
+            base, ones = self.bias_initializer, initializers.get("ones")
 
             def init(shape, dtype=None, **kwargs):
-                return T.concat([base((f,), dtype=dtype), ones((f,), dtype=dtype), base((2 * f,), dtype=dtype)], 0)
+                return concat([base((f,), dtype=dtype), ones((f,), dtype=dtype), base((2 * f,), dtype=dtype)], 0)
 
         self._add_bias((4 * f,), init)
         self.built = True
@@ -90,20 +93,20 @@ class ConvLSTMCell(_CellBase):
         cf = self.data_format == "channels_first"
         if cf:
             x = U.to_channels_last(x, self.rank)
-        y = T.nn.convolution(x, w, strides=list(strides), padding=_TF_PAD[padding], dilations=list(dilations))
+        y = convolution(x, w, strides=list(strides), padding=_TF_PAD[padding], dilations=list(dilations))
         return U.to_channels_first(y, self.rank) if cf else y
 
     def _bias(self, b):
         if self.data_format == "channels_last":
-            return T.reshape(b, (1,) * (self.rank + 1) + (self.filters,))
-        return T.reshape(b, (1, self.filters) + (1,) * self.rank)
+            return reshape(b, (1,) * (self.rank + 1) + (self.filters,))
+        return reshape(b, (1, self.filters) + (1,) * self.rank)
 
     def call(self, inputs, states, training=False):
         h_tm1, c_tm1 = states[0], states[1]
         dp, rdp = self._masks(inputs, h_tm1, training)
-        ks = T.split(self.kernel, 4, axis=self.rank + 1)
-        rks = T.split(self.recurrent_kernel, 4, axis=self.rank + 1)
-        bs = T.split(self.bias, 4) if self.bias is not None else [None] * 4
+        ks = split(self.kernel, 4, axis=self.rank + 1)
+        rks = split(self.recurrent_kernel, 4, axis=self.rank + 1)
+        bs = split(self.bias, 4) if self.bias is not None else [None] * 4
         ones = (1,) * self.rank
         z = []
         for g in range(4):
@@ -129,7 +132,7 @@ class ConvLSTMCell(_CellBase):
         else:
             shape = (None, self.input_dim) + tuple(self.spatial_dims)
         state = (batch_size,) + tuple(self.compute_output_shape(shape)[0][1:])
-        return [T.zeros(state, dtype=self.compute_dtype), T.zeros(state, dtype=self.compute_dtype)]
+        return [zeros(state, dtype=self.compute_dtype), zeros(state, dtype=self.compute_dtype)]
 
     def get_config(self):
         config = {"filters": self.filters, "kernel_size": self.kernel_size, "strides": self.strides,
@@ -187,20 +190,20 @@ class ConvLSTM(RNN):
         c = self.cell
         config = {"filters": c.filters, "kernel_size": c.kernel_size, "strides": c.strides, "padding": c.padding,
                   "data_format": c.data_format, "dilation_rate": c.dilation_rate,
-                  "activation": kserialize("activations", c.activation),
-                  "recurrent_activation": kserialize("activations", c.recurrent_activation),
+                  "activation": activations.serialize(c.activation),
+                  "recurrent_activation": activations.serialize(c.recurrent_activation),
                   "use_bias": c.use_bias,
-                  "kernel_initializer": kserialize("initializers", c.kernel_initializer),
-                  "recurrent_initializer": kserialize("initializers", c.recurrent_initializer),
-                  "bias_initializer": kserialize("initializers", c.bias_initializer),
+                  "kernel_initializer": initializers.serialize(c.kernel_initializer),
+                  "recurrent_initializer": initializers.serialize(c.recurrent_initializer),
+                  "bias_initializer": initializers.serialize(c.bias_initializer),
                   "unit_forget_bias": c.unit_forget_bias,
-                  "kernel_regularizer": kserialize("regularizers", c.kernel_regularizer),
-                  "recurrent_regularizer": kserialize("regularizers", c.recurrent_regularizer),
-                  "bias_regularizer": kserialize("regularizers", c.bias_regularizer),
-                  "activity_regularizer": kserialize("regularizers", self.activity_regularizer),
-                  "kernel_constraint": kserialize("constraints", c.kernel_constraint),
-                  "recurrent_constraint": kserialize("constraints", c.recurrent_constraint),
-                  "bias_constraint": kserialize("constraints", c.bias_constraint),
+                  "kernel_regularizer": regularizers.serialize(c.kernel_regularizer),
+                  "recurrent_regularizer": regularizers.serialize(c.recurrent_regularizer),
+                  "bias_regularizer": regularizers.serialize(c.bias_regularizer),
+                  "activity_regularizer": regularizers.serialize(self.activity_regularizer),
+                  "kernel_constraint": constraints.serialize(c.kernel_constraint),
+                  "recurrent_constraint": constraints.serialize(c.recurrent_constraint),
+                  "bias_constraint": constraints.serialize(c.bias_constraint),
                   "dropout": c.dropout, "recurrent_dropout": c.recurrent_dropout, "seed": c.seed}
         base = RNN.get_config(self)
         base.pop("cell", None)

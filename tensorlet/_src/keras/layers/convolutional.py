@@ -7,15 +7,20 @@ channels_first inputs are transposed to channels_last around the op, as Keras's 
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.ops import array_misc
+from tensorlet._src.ops import array_ops
+from tensorlet._src.ops.array_ops import expand_dims, reshape, squeeze
+from tensorlet._src.ops.nn_conv_transpose import conv_transpose, depthwise_conv2d
+from tensorlet._src.ops.nn_conv import conv2d, convolution
 from tensorlet._src.keras.engine.base_layer import InputSpec, Layer
 from tensorlet._src.keras.layers import _k4_utils as U
 from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.keras import activations, constraints, initializers, regularizers
 
 
 def _add_bias(layer, y, bias, filters, rank):
     shape = (1,) * (rank + 1) + (filters,) if layer.data_format == "channels_last" else (1, filters) + (1,) * rank
-    return y + T.reshape(U.cast_like(bias, y), shape)
+    return y + reshape(U.cast_like(bias, y), shape)
 
 
 def _finish(layer, y, rank, filters):
@@ -32,24 +37,24 @@ def _channels(layer, input_shape):
 
 def _common_config(layer, initializer_names):
     """The activation/bias/initializer/regularizer/constraint entries, in Keras's order."""
-    cfg = {"activation": U.serialize("activations", layer.activation), "use_bias": layer.use_bias}
+    cfg = {"activation": activations.serialize(layer.activation), "use_bias": layer.use_bias}
     for n in initializer_names:
-        cfg[f"{n}_initializer"] = U.serialize("initializers", getattr(layer, f"{n}_initializer"))
-    cfg["bias_initializer"] = U.serialize("initializers", layer.bias_initializer)
+        cfg[f"{n}_initializer"] = initializers.serialize(getattr(layer, f"{n}_initializer"))
+    cfg["bias_initializer"] = initializers.serialize(layer.bias_initializer)
     for n in initializer_names:
-        cfg[f"{n}_regularizer"] = U.serialize("regularizers", getattr(layer, f"{n}_regularizer"))
-    cfg["bias_regularizer"] = U.serialize("regularizers", layer.bias_regularizer)
-    cfg["activity_regularizer"] = U.serialize("regularizers", layer.activity_regularizer)
+        cfg[f"{n}_regularizer"] = regularizers.serialize(getattr(layer, f"{n}_regularizer"))
+    cfg["bias_regularizer"] = regularizers.serialize(layer.bias_regularizer)
+    cfg["activity_regularizer"] = regularizers.serialize(layer.activity_regularizer)
     for n in initializer_names:
-        cfg[f"{n}_constraint"] = U.serialize("constraints", getattr(layer, f"{n}_constraint"))
-    cfg["bias_constraint"] = U.serialize("constraints", layer.bias_constraint)
+        cfg[f"{n}_constraint"] = constraints.serialize(getattr(layer, f"{n}_constraint"))
+    cfg["bias_constraint"] = constraints.serialize(layer.bias_constraint)
     return cfg
 
 
 def _set_family(layer, prefix, initializer, regularizer, constraint):
-    setattr(layer, f"{prefix}_initializer", U.get("initializers", initializer))
-    setattr(layer, f"{prefix}_regularizer", U.get("regularizers", regularizer))
-    setattr(layer, f"{prefix}_constraint", U.get("constraints", constraint))
+    setattr(layer, f"{prefix}_initializer", initializers.get(initializer))
+    setattr(layer, f"{prefix}_regularizer", regularizers.get(regularizer))
+    setattr(layer, f"{prefix}_constraint", constraints.get(constraint))
 
 
 def _check_common(layer, filters):
@@ -83,7 +88,7 @@ class BaseConv(Layer):
         self.dilation_rate = U.standardize_tuple(dilation_rate, rank, "dilation_rate")
         self.padding = U.standardize_padding(padding, allow_causal=rank == 1)
         self.data_format = U.standardize_data_format(data_format)
-        self.activation = U.get("activations", activation)
+        self.activation = activations.get(activation)
         self.use_bias = use_bias
         _set_family(self, "kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
         _set_family(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
@@ -124,9 +129,9 @@ class BaseConv(Layer):
         padding = self.padding
         if padding == "causal":
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
-            x = T.pad(x, [[0, 0], [left, 0], [0, 0]])
+            x = array_ops.pad(x, [[0, 0], [left, 0], [0, 0]])
             padding = "valid"
-        y = T.nn.convolution(x, U.cast_like(kernel, x), strides=list(self.strides), padding=padding.upper(),
+        y = convolution(x, U.cast_like(kernel, x), strides=list(self.strides), padding=padding.upper(),
                              data_format=U.tf_format("channels_last", rank), dilations=list(self.dilation_rate))
         return U.to_channels_first(y, rank) if cf else y
 
@@ -218,7 +223,7 @@ class BaseConvTranspose(Layer):
         self.output_padding = None if output_padding is None else \
             U.standardize_tuple(output_padding, rank, "output_padding", allow_zero=True)
         self.data_format = U.standardize_data_format(data_format)
-        self.activation = U.get("activations", activation)
+        self.activation = activations.get(activation)
         self.use_bias = use_bias
         _set_family(self, "kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
         _set_family(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
@@ -261,13 +266,13 @@ class BaseConvTranspose(Layer):
         if cf:
             x = U.to_channels_last(x, rank)
         shape = list(x.shape)
-        batch = shape[0] if shape[0] is not None else T.shape(x)[0]
+        batch = shape[0] if shape[0] is not None else array_misc.shape(x)[0]
         spatial = shape[1:-1]
         if None in spatial:
             raise ValueError(f"{type(self).__name__} needs known spatial dimensions; received input shape "
                              f"{tuple(inputs.shape)}.")
         out_shape = [batch] + self._spatial_out(spatial) + [self.filters]
-        y = T.nn.conv_transpose(x, U.cast_like(self.kernel, x), out_shape, list(self.strides),
+        y = conv_transpose(x, U.cast_like(self.kernel, x), out_shape, list(self.strides),
                                 padding=self.padding.upper(), data_format=U.tf_format("channels_last", rank),
                                 dilations=list(self.dilation_rate))
         if cf:
@@ -348,18 +353,18 @@ def _depthwise(x, kernel, rank, strides, padding, dilation_rate):
     SAME's explicit padding, then subsamples, as Keras's TensorFlow backend does."""
     k = kernel
     if rank == 1:
-        x = T.expand_dims(x, 1)
-        k = T.expand_dims(k, 0)
+        x = expand_dims(x, 1)
+        k = expand_dims(k, 0)
         strides, dilation_rate = (1,) + tuple(strides), (1,) + tuple(dilation_rate)
     strides, dilation_rate = tuple(strides), tuple(dilation_rate)
     pad = padding.upper()
     if max(strides) > 1 and max(dilation_rate) > 1:
         if pad == "SAME":
             x = _pad_same(x, tuple(k.shape[:2]), strides, dilation_rate)
-        y = T.nn.depthwise_conv2d(x, k, [1, 1, 1, 1], "VALID", dilations=list(dilation_rate))
+        y = depthwise_conv2d(x, k, [1, 1, 1, 1], "VALID", dilations=list(dilation_rate))
         y = y[:, ::strides[0], ::strides[1], :]
     else:
-        y = T.nn.depthwise_conv2d(x, k, [1, strides[0], strides[1], 1], pad, dilations=list(dilation_rate))
+        y = depthwise_conv2d(x, k, [1, strides[0], strides[1], 1], pad, dilations=list(dilation_rate))
     return y
 
 
@@ -371,7 +376,7 @@ def _pad_same(x, kernel_size, strides, dilation_rate):
         eff = (k - 1) * d + 1
         total = max(((n + s - 1) // s - 1) * s + eff - n, 0)
         pads.append([total // 2, total - total // 2])
-    return T.pad(x, pads + [[0, 0]])
+    return array_ops.pad(x, pads + [[0, 0]])
 
 
 class BaseDepthwiseConv(Layer):
@@ -389,7 +394,7 @@ class BaseDepthwiseConv(Layer):
         self.dilation_rate = U.standardize_tuple(dilation_rate, rank, "dilation_rate")
         self.padding = U.standardize_padding(padding)
         self.data_format = U.standardize_data_format(data_format)
-        self.activation = U.get("activations", activation)
+        self.activation = activations.get(activation)
         self.use_bias = use_bias
         _set_family(self, "depthwise", depthwise_initializer, depthwise_regularizer, depthwise_constraint)
         _set_family(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
@@ -423,7 +428,7 @@ class BaseDepthwiseConv(Layer):
             x = U.to_channels_last(x, rank)
         y = _depthwise(x, U.cast_like(self.kernel, x), rank, self.strides, self.padding, self.dilation_rate)
         if rank == 1:
-            y = T.squeeze(y, [1])
+            y = squeeze(y, [1])
         if cf:
             y = U.to_channels_first(y, rank)
         return _finish(self, y, rank, int(self.kernel.shape[-2]) * self.depth_multiplier)
@@ -489,7 +494,7 @@ class BaseSeparableConv(Layer):
         self.dilation_rate = U.standardize_tuple(dilation_rate, rank, "dilation_rate")
         self.padding = U.standardize_padding(padding)
         self.data_format = U.standardize_data_format(data_format)
-        self.activation = U.get("activations", activation)
+        self.activation = activations.get(activation)
         self.use_bias = use_bias
         _set_family(self, "depthwise", depthwise_initializer, depthwise_regularizer, depthwise_constraint)
         _set_family(self, "pointwise", pointwise_initializer, pointwise_regularizer, pointwise_constraint)
@@ -534,10 +539,10 @@ class BaseSeparableConv(Layer):
                        self.dilation_rate)
         pw = U.cast_like(self.pointwise_kernel, x)
         if rank == 1:
-            pw = T.expand_dims(pw, 0)
-        y = T.nn.conv2d(y, pw, 1, "VALID")
+            pw = expand_dims(pw, 0)
+        y = conv2d(y, pw, 1, "VALID")
         if rank == 1:
-            y = T.squeeze(y, [1])
+            y = squeeze(y, [1])
         if cf:
             y = U.to_channels_first(y, rank)
         return _finish(self, y, rank, self.filters)

@@ -10,46 +10,19 @@ from __future__ import annotations
 
 import math
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.ops import array_misc
+from tensorlet._src.ops.array_ops import expand_dims, reshape, squeeze, tile, transpose
+from tensorlet._src.ops.gather_scatter import gather
+from tensorlet._src.ops.math_binary import cast, not_equal
+from tensorlet._src.ops.matmul import matmul
+from tensorlet._src.ops.random_stateless import stateless_uniform
+from tensorlet._src.ops.reduce import reduce_any
 from tensorlet._src.keras import backend as _backend
 from tensorlet._src.keras.engine.base_layer import InputSpec, Layer, set_keras_mask
 from tensorlet._src.ops.registry import tf_export
-
-
-def _activation(identifier):
-    from tensorlet._src.keras import activations
-
-    return activations.get(identifier)
-
-
-def _ser_activation(fn):
-    from tensorlet._src.keras import activations
-
-    return activations.serialize(fn)
-
-
-def _ser(obj):
-    from tensorlet._src.keras.saving.serialization import serialize_keras_object
-
-    return serialize_keras_object(obj)
-
-
-def _init_get(identifier):
-    from tensorlet._src.keras import initializers
-
-    return initializers.get(identifier)
-
-
-def _reg_get(identifier):
-    from tensorlet._src.keras import regularizers
-
-    return regularizers.get(identifier)
-
-
-def _con_get(identifier):
-    from tensorlet._src.keras import constraints
-
-    return constraints.get(identifier)
+from tensorlet._src.keras import mixed_precision
+from tensorlet._src.keras import activations, constraints, initializers, regularizers
+from tensorlet._src.keras.saving.serialization import serialize_keras_object as _ser
 
 
 def _dim_list(x):
@@ -57,7 +30,7 @@ def _dim_list(x):
     static = list(x.shape)
     if all(d is not None for d in static):
         return static
-    dyn = T.shape(x)
+    dyn = array_misc.shape(x)
     return [d if d is not None else dyn[i] for i, d in enumerate(static)]
 
 
@@ -78,24 +51,18 @@ class Dense(Layer):
                  kernel_constraint=None, bias_constraint=None, lora_rank=None, lora_alpha=None,
                  quantization_config=None, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        if not isinstance(units, int) or isinstance(units, bool):
-            try:
-                units = int(units)
-            except (TypeError, ValueError):
-                raise ValueError(f"Received an invalid value for `units`, expected a positive integer. "
-                                 f"Received: units={units}") from None
-        if units <= 0:
+        if not isinstance(units, int) or units <= 0:  # Keras: '3', 2.5, numpy ints and None are refused
             raise ValueError(f"Received an invalid value for `units`, expected a positive integer. "
                              f"Received: units={units}")
         self.units = units
-        self.activation = _activation(activation)
+        self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = _init_get(kernel_initializer)
-        self.bias_initializer = _init_get(bias_initializer)
-        self.kernel_regularizer = _reg_get(kernel_regularizer)
-        self.bias_regularizer = _reg_get(bias_regularizer)
-        self.kernel_constraint = _con_get(kernel_constraint)
-        self.bias_constraint = _con_get(bias_constraint)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         self.lora_rank = lora_rank
         self.lora_alpha = lora_alpha if lora_alpha is not None else lora_rank
         self.quantization_config = quantization_config
@@ -121,16 +88,18 @@ class Dense(Layer):
     def call(self, inputs, training=None):
         kernel = self.kernel
         bias = self.bias
+        if not inputs.dtype.is_floating:  # integer inputs (uint8 images): Keras's matmul promotes them to float
+            inputs = cast(inputs, self.compute_dtype)
         if kernel.dtype != inputs.dtype:
-            kernel = T.cast(kernel, inputs.dtype)
-            bias = T.cast(bias, inputs.dtype) if bias is not None else None
+            kernel = cast(kernel, inputs.dtype)
+            bias = cast(bias, inputs.dtype) if bias is not None else None
         rank = inputs.shape.rank if hasattr(inputs.shape, "rank") else len(inputs.shape)
         if rank == 2:
-            x = T.matmul(inputs, kernel)
+            x = matmul(inputs, kernel)
         else:
             dims = _dim_list(inputs)
-            flat = T.reshape(inputs, [-1, dims[-1]])
-            x = T.reshape(T.matmul(flat, kernel), dims[:-1] + [self.units])
+            flat = reshape(inputs, [-1, dims[-1]])
+            x = reshape(matmul(flat, kernel), dims[:-1] + [self.units])
         if bias is not None:
             x = x + bias
         if self.activation is not None:
@@ -143,7 +112,7 @@ class Dense(Layer):
     def get_config(self):
         config = {"name": self.name, "trainable": self.trainable, "dtype": _dtype_config(self)}
         config.update({
-            "units": self.units, "activation": _ser_activation(self.activation), "use_bias": self.use_bias,
+            "units": self.units, "activation": activations.serialize(self.activation), "use_bias": self.use_bias,
             "kernel_initializer": _ser(self.kernel_initializer), "bias_initializer": _ser(self.bias_initializer),
             "kernel_regularizer": _ser(self.kernel_regularizer), "bias_regularizer": _ser(self.bias_regularizer),
             "kernel_constraint": _ser(self.kernel_constraint), "bias_constraint": _ser(self.bias_constraint),
@@ -157,9 +126,7 @@ class Dense(Layer):
 
 
 def _dtype_config(layer):
-    from tensorlet._src.keras.engine.base_layer import _policy_config
-
-    return _policy_config(layer.dtype_policy)
+    return mixed_precision.serialize(layer.dtype_policy)
 
 
 def _base_config(layer, **extra):
@@ -176,7 +143,7 @@ class Activation(Layer):
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.supports_masking = True
-        self.activation = _activation(activation)
+        self.activation = activations.get(activation)
         self._build_at_init()
 
     def call(self, inputs):
@@ -186,7 +153,7 @@ class Activation(Layer):
         return input_shape
 
     def get_config(self):
-        return _base_config(self, activation=_ser_activation(self.activation))
+        return _base_config(self, activation=activations.serialize(self.activation))
 
 
 @tf_export("keras.layers.Identity")
@@ -219,10 +186,10 @@ def _check_rate(rate):
 
 def dropout(inputs, rate, noise_shape, seed):
     """Inverted dropout with a stateless random mask drawn from ``seed`` (a ``[2]`` int tensor)."""
-    shape = noise_shape if noise_shape is not None else T.shape(inputs)
-    u = T.random.stateless_uniform(shape, seed=seed, dtype=inputs.dtype if inputs.dtype.is_floating else "float32")
-    keep = T.cast(u >= rate, inputs.dtype)
-    return inputs * T.cast(1.0 / (1.0 - rate), inputs.dtype) * keep
+    shape = noise_shape if noise_shape is not None else array_misc.shape(inputs)
+    u = stateless_uniform(shape, seed=seed, dtype=inputs.dtype if inputs.dtype.is_floating else "float32")
+    keep = cast(u >= rate, inputs.dtype)
+    return inputs * cast(1.0 / (1.0 - rate), inputs.dtype) * keep
 
 
 @tf_export("keras.layers.Dropout")
@@ -336,15 +303,15 @@ class Flatten(Layer):
     def call(self, inputs):
         rank = len(inputs.shape)
         if self.data_format == "channels_first" and rank > 2:
-            inputs = T.transpose(inputs, [0] + list(range(2, rank)) + [1])
+            inputs = transpose(inputs, [0] + list(range(2, rank)) + [1])
         rest = list(inputs.shape)[1:]
         if rank == 1:
-            return T.expand_dims(inputs, 1)
+            return expand_dims(inputs, 1)
         if all(d is not None for d in rest):
             n = int(math.prod(rest))
             batch = inputs.shape[0]
-            return T.reshape(inputs, [batch if batch is not None else T.shape(inputs)[0], n])
-        return T.reshape(inputs, [T.shape(inputs)[0], -1])
+            return reshape(inputs, [batch if batch is not None else array_misc.shape(inputs)[0], n])
+        return reshape(inputs, [array_misc.shape(inputs)[0], -1])
 
     def compute_output_shape(self, input_shape):
         input_shape = tuple(input_shape)
@@ -391,8 +358,8 @@ class Reshape(Layer):
     def call(self, inputs):
         target = self._resolved(tuple(inputs.shape))
         batch = inputs.shape[0]
-        shape = [batch if batch is not None else T.shape(inputs)[0]] + [-1 if d is None else d for d in target]
-        return T.reshape(inputs, shape)
+        shape = [batch if batch is not None else array_misc.shape(inputs)[0]] + [-1 if d is None else d for d in target]
+        return reshape(inputs, shape)
 
     def compute_output_shape(self, input_shape):
         return (tuple(input_shape)[0],) + self._resolved(tuple(input_shape))
@@ -414,7 +381,7 @@ class Permute(Layer):
         self.input_spec = InputSpec(ndim=len(self.dims) + 1)
 
     def call(self, inputs):
-        return T.transpose(inputs, (0,) + self.dims)
+        return transpose(inputs, (0,) + self.dims)
 
     def compute_output_shape(self, input_shape):
         input_shape = tuple(input_shape)
@@ -436,7 +403,7 @@ class RepeatVector(Layer):
         self.input_spec = InputSpec(ndim=2)
 
     def call(self, inputs):
-        return T.tile(T.expand_dims(inputs, 1), [1, self.n, 1])
+        return tile(expand_dims(inputs, 1), [1, self.n, 1])
 
     def compute_output_shape(self, input_shape):
         return (input_shape[0], self.n, input_shape[1])
@@ -488,15 +455,15 @@ class Lambda(Layer):
         return (tuple(input_shape)[0],) + shape if not isinstance(input_shape, list) else shape
 
     def get_config(self):
-        from tensorlet._src.keras.saving.serialization import serialize_keras_object
+        from tensorlet._src.keras.saving.serialization import serialize_keras_object as _ser
 
         config = _base_config(self)
         fn = self.function
         if getattr(fn, "__name__", "") == "<lambda>":
-            config["function"] = serialize_keras_object(fn)
+            config["function"] = _ser(fn)
         else:
-            config["function"] = serialize_keras_object(fn)
-        config["arguments"] = serialize_keras_object(self.arguments)
+            config["function"] = _ser(fn)
+        config["arguments"] = _ser(self.arguments)
         if self._output_shape is not None and not callable(self._output_shape):
             config["output_shape"] = self._output_shape
         return config
@@ -526,15 +493,19 @@ class Embedding(Layer):
                  embeddings_constraint=None, mask_zero=False, weights=None, lora_rank=None, lora_alpha=None,
                  quantization_config=None, **kwargs):
         kwargs.pop("input_length", None)
+        for arg, value in (("input_dim", input_dim), ("output_dim", output_dim)):
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"`{arg}` must be a positive integer. Received: {arg}={value} "
+                                 f"(of type {type(value).__name__}).")
         if quantization_config is not None:
             raise NotImplementedError("tensorlet does not implement quantized Embedding layers yet "
                                       f"(quantization_config={quantization_config!r})")
         super().__init__(**kwargs)
         self.input_dim = input_dim
         self.output_dim = output_dim
-        self.embeddings_initializer = _init_get(embeddings_initializer)
-        self.embeddings_regularizer = _reg_get(embeddings_regularizer)
-        self.embeddings_constraint = _con_get(embeddings_constraint)
+        self.embeddings_initializer = initializers.get(embeddings_initializer)
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.embeddings_constraint = constraints.get(embeddings_constraint)
         self.mask_zero = mask_zero
         self.supports_masking = mask_zero
         self.autocast = False
@@ -558,16 +529,16 @@ class Embedding(Layer):
 
     def call(self, inputs):
         if inputs.dtype.name not in ("int32", "int64"):
-            inputs = T.cast(inputs, "int32")
-        out = T.gather(self.embeddings, inputs)
+            inputs = cast(inputs, "int32")
+        out = gather(self.embeddings, inputs)
         if out.dtype.name != self.compute_dtype:
-            out = T.cast(out, self.compute_dtype)
+            out = cast(out, self.compute_dtype)
         return out
 
     def compute_mask(self, inputs, mask=None):
         if not self.mask_zero:
             return None
-        return T.not_equal(inputs, 0)
+        return not_equal(inputs, 0)
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape) + (self.output_dim,)
@@ -596,12 +567,12 @@ class Masking(Layer):
         self._build_at_init()
 
     def compute_mask(self, inputs, mask=None):
-        return T.reduce_any(T.not_equal(inputs, T.cast(self.mask_value, inputs.dtype)), axis=-1)
+        return reduce_any(not_equal(inputs, cast(self.mask_value, inputs.dtype)), axis=-1)
 
     def call(self, inputs):
-        keep = T.reduce_any(T.not_equal(inputs, T.cast(self.mask_value, inputs.dtype)), axis=-1, keepdims=True)
-        outputs = inputs * T.cast(keep, inputs.dtype)
-        set_keras_mask(outputs, T.squeeze(keep, axis=-1))
+        keep = reduce_any(not_equal(inputs, cast(self.mask_value, inputs.dtype)), axis=-1, keepdims=True)
+        outputs = inputs * cast(keep, inputs.dtype)
+        set_keras_mask(outputs, squeeze(keep, axis=-1))
         return outputs
 
     def compute_output_shape(self, input_shape):

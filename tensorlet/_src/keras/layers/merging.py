@@ -6,7 +6,13 @@ Inputs of different ranks are expanded at axis 1 and broadcast, as in Keras.
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.ops import math_binary
+from tensorlet._src.ops.array_misc import einsum
+from tensorlet._src.ops.array_ops import concat, expand_dims, transpose
+from tensorlet._src.ops.creation import ones_like, zeros_like
+from tensorlet._src.ops.math_binary import cast, logical_or
+from tensorlet._src.ops.math_unary import rsqrt, square
+from tensorlet._src.ops.reduce import reduce_any, reduce_sum
 from tensorlet._src.keras.engine.base_layer import Layer
 from tensorlet._src.ops.registry import tf_export
 
@@ -65,7 +71,7 @@ class Merge(Layer):
             expanded = []
             for x in inputs:
                 for _ in range(top - len(x.shape)):
-                    x = T.expand_dims(x, 1)
+                    x = expand_dims(x, 1)
                 expanded.append(x)
             inputs = expanded
         return self._merge_function(inputs)
@@ -86,7 +92,7 @@ class Merge(Layer):
             return None
         out = mask[0]
         for m in mask[1:]:
-            out = T.logical_or(out, m)
+            out = logical_or(out, m)
         return out
 
 
@@ -148,14 +154,14 @@ class Average(Merge):
 class Maximum(Merge):
     """Element-wise maximum of a list of inputs."""
 
-    _merge_function = _fold(lambda a, b: T.maximum(a, b))
+    _merge_function = _fold(lambda a, b: math_binary.maximum(a, b))
 
 
 @tf_export("keras.layers.Minimum")
 class Minimum(Merge):
     """Element-wise minimum of a list of inputs."""
 
-    _merge_function = _fold(lambda a, b: T.minimum(a, b))
+    _merge_function = _fold(lambda a, b: math_binary.minimum(a, b))
 
 
 @tf_export("keras.layers.Concatenate")
@@ -202,7 +208,7 @@ class Concatenate(Merge):
         self.built = True
 
     def _merge_function(self, inputs):
-        return T.concat(inputs, axis=self.axis)
+        return concat(inputs, axis=self.axis)
 
     def compute_output_shape(self, input_shape):
         if not isinstance(input_shape, (tuple, list)) or not isinstance(input_shape[0], (tuple, list)):
@@ -226,12 +232,12 @@ class Concatenate(Merge):
         masks = []
         for x, m in zip(inputs, mask):
             if m is None:
-                masks.append(T.ones_like(x, dtype="bool"))
+                masks.append(ones_like(x, dtype="bool"))
             elif len(m.shape) < len(x.shape):
-                masks.append(T.logical_or(T.expand_dims(m, -1), T.zeros_like(x, dtype="bool")))
+                masks.append(logical_or(expand_dims(m, -1), zeros_like(x, dtype="bool")))
             else:
                 masks.append(m)
-        return T.reduce_any(T.concat(masks, axis=self.axis), axis=-1)
+        return reduce_any(concat(masks, axis=self.axis), axis=-1)
 
     def get_config(self):
         config = super().get_config()
@@ -240,8 +246,8 @@ class Concatenate(Merge):
 
 
 def _l2_normalize(x, axis):
-    inv = T.math.rsqrt(T.reduce_sum(T.square(x), axis=axis, keepdims=True))
-    return x * T.minimum(inv, T.cast(1e7, x.dtype))
+    inv = rsqrt(reduce_sum(square(x), axis=axis, keepdims=True))
+    return x * math_binary.minimum(inv, cast(1e7, x.dtype))
 
 
 def batch_dot(x, y, axes):
@@ -269,9 +275,9 @@ def batch_dot(x, y, axes):
     xl = "z" + letters[:xn - 2] + "y"
     yl = "zy" + letters[xn - 2:xn - 2 + yn - 2]
     out = xl[:-1] + yl[2:]
-    r = T.einsum(f"{xl},{yl}->{out}", T.transpose(x, xperm), T.transpose(y, yperm))
+    r = einsum(f"{xl},{yl}->{out}", transpose(x, xperm), transpose(y, yperm))
     if len(r.shape) == 1:
-        r = T.expand_dims(r, 1)
+        r = expand_dims(r, 1)
     return r
 
 

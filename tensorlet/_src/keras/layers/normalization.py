@@ -6,35 +6,45 @@ float16/bfloat16 inputs are normalized in float32 and cast back, as Keras does.
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
+from math import prod as _prod
+
+from tensorlet._src.distribute.strategy import current_multi_replica_context
+from tensorlet._src.ops.array_ops import broadcast_to, expand_dims, reshape, squeeze
+from tensorlet._src.ops.gather_scatter import gather
+from tensorlet._src.ops.math_binary import cast, minimum
+from tensorlet._src.ops.math_unary import rsqrt, square
+from tensorlet._src.ops.nn_norm import batch_normalization, moments
+from tensorlet._src.ops.reduce import reduce_mean, reduce_prod, reduce_sum
 from tensorlet._src.keras.engine.base_layer import InputSpec, Layer
 from tensorlet._src.keras.layers import _k4_utils as U
 from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.keras import backend
+from tensorlet._src.keras import constraints, initializers, regularizers
 
 _LOW = ("float16", "bfloat16")
 
 
 def _to_compute(x):
-    return T.cast(x, "float32") if x.dtype.name in _LOW else x
+    return cast(x, "float32") if x.dtype.name in _LOW else x
 
 
 def _out(layer, y):
     dt = getattr(layer, "compute_dtype", None)
-    return T.cast(y, dt) if dt is not None and y.dtype.name != dt else y
+    return cast(y, dt) if dt is not None and y.dtype.name != dt else y
 
 
 def _family_config(layer, names):
     cfg = {}
-    for kind, fam in (("initializer", "initializers"), ("regularizer", "regularizers"), ("constraint", "constraints")):
+    for kind, fam in (("initializer", initializers), ("regularizer", regularizers), ("constraint", constraints)):
         for n in names:
-            cfg[f"{n}_{kind}"] = U.serialize(fam, getattr(layer, f"{n}_{kind}"))
+            cfg[f"{n}_{kind}"] = fam.serialize(getattr(layer, f"{n}_{kind}"))
     return cfg
 
 
 def _set(layer, prefix, initializer, regularizer=None, constraint=None):
-    setattr(layer, f"{prefix}_initializer", U.get("initializers", initializer))
-    setattr(layer, f"{prefix}_regularizer", U.get("regularizers", regularizer))
-    setattr(layer, f"{prefix}_constraint", U.get("constraints", constraint))
+    setattr(layer, f"{prefix}_initializer", initializers.get(initializer))
+    setattr(layer, f"{prefix}_regularizer", regularizers.get(regularizer))
+    setattr(layer, f"{prefix}_constraint", constraints.get(constraint))
 
 
 @tf_export("keras.layers.BatchNormalization")
@@ -63,8 +73,8 @@ class BatchNormalization(Layer):
         self.scale = scale
         _set(self, "beta", beta_initializer, beta_regularizer, beta_constraint)
         _set(self, "gamma", gamma_initializer, gamma_regularizer, gamma_constraint)
-        self.moving_mean_initializer = U.get("initializers", moving_mean_initializer)
-        self.moving_variance_initializer = U.get("initializers", moving_variance_initializer)
+        self.moving_mean_initializer = initializers.get(moving_mean_initializer)
+        self.moving_variance_initializer = initializers.get(moving_variance_initializer)
         self.supports_masking = True
         self.renorm = renorm
         self.renorm_clipping = renorm_clipping
@@ -98,14 +108,23 @@ class BatchNormalization(Layer):
 
     def _moments(self, x, mask):
         axes = self._reduction_axes
+        replicas = current_multi_replica_context() if self.synchronized else None
+        if mask is None and replicas is not None:  # statistics of the global batch (Keras's synchronized=True)
+            dims = U.shape(x)
+            local_count = cast(reduce_prod(gather(dims, axes)) if not isinstance(dims, tuple) else
+                               _prod(dims[a] for a in axes), x.dtype)
+            total, total_sq, count = replicas.all_reduce(
+                "SUM", [reduce_sum(x, axes), reduce_sum(square(x), axes), local_count])
+            mean = total / count
+            return mean, total_sq / count - square(mean)
         if mask is None:
-            return T.nn.moments(x, axes)
-        m = T.cast(T.broadcast_to(T.expand_dims(T.cast(mask, "bool"), -1), U.shape(x)), x.dtype)
-        eps = _epsilon()
-        count = T.reduce_sum(m, axes, keepdims=True) + eps
-        mean = T.reduce_sum(x * m, axes, keepdims=True) / count
-        var = T.reduce_sum(T.square((x - mean) * m), axes, keepdims=True) / count
-        return T.squeeze(mean), T.squeeze(var)
+            return moments(x, axes)
+        m = cast(broadcast_to(expand_dims(cast(mask, "bool"), -1), U.shape(x)), x.dtype)
+        eps = backend.epsilon()
+        count = reduce_sum(m, axes, keepdims=True) + eps
+        mean = reduce_sum(x * m, axes, keepdims=True) / count
+        var = reduce_sum(square((x - mean) * m), axes, keepdims=True) / count
+        return squeeze(mean), squeeze(var)
 
     def call(self, inputs, training=None, mask=None):
         if mask is not None and len(mask.shape) != len(inputs.shape) - 1:
@@ -117,9 +136,9 @@ class BatchNormalization(Layer):
         beta = U.cast_like(self.beta, x) if self.center else None
         if training and self.trainable:
             mean, var = self._moments(x, mask)
-            self.moving_mean.assign(T.cast(mm * self.momentum + mean * (1.0 - self.momentum),
+            self.moving_mean.assign(cast(mm * self.momentum + mean * (1.0 - self.momentum),
                                            self.moving_mean.dtype))
-            self.moving_variance.assign(T.cast(mv * self.momentum + var * (1.0 - self.momentum),
+            self.moving_variance.assign(cast(mv * self.momentum + var * (1.0 - self.momentum),
                                                self.moving_variance.dtype))
         else:
             mean, var = mm, mv
@@ -127,36 +146,27 @@ class BatchNormalization(Layer):
         if self.axis not in (-1, rank - 1):
             shape = [1] * rank
             shape[self.axis] = -1
-            mean, var = T.reshape(mean, shape), T.reshape(var, shape)
-            gamma = None if gamma is None else T.reshape(gamma, shape)
-            beta = None if beta is None else T.reshape(beta, shape)
-        y = T.nn.batch_normalization(x, mean, var, beta, gamma, self.epsilon)
+            mean, var = reshape(mean, shape), reshape(var, shape)
+            gamma = None if gamma is None else reshape(gamma, shape)
+            beta = None if beta is None else reshape(beta, shape)
+        y = batch_normalization(x, mean, var, beta, gamma, self.epsilon)
         return _out(self, y)
 
     def get_config(self):
         config = super().get_config()
         config.update({"axis": self.axis, "momentum": self.momentum, "epsilon": self.epsilon, "center": self.center,
                        "scale": self.scale,
-                       "beta_initializer": U.serialize("initializers", self.beta_initializer),
-                       "gamma_initializer": U.serialize("initializers", self.gamma_initializer),
-                       "moving_mean_initializer": U.serialize("initializers", self.moving_mean_initializer),
-                       "moving_variance_initializer": U.serialize("initializers", self.moving_variance_initializer),
-                       "beta_regularizer": U.serialize("regularizers", self.beta_regularizer),
-                       "gamma_regularizer": U.serialize("regularizers", self.gamma_regularizer),
-                       "beta_constraint": U.serialize("constraints", self.beta_constraint),
-                       "gamma_constraint": U.serialize("constraints", self.gamma_constraint),
+                       "beta_initializer": initializers.serialize(self.beta_initializer),
+                       "gamma_initializer": initializers.serialize(self.gamma_initializer),
+                       "moving_mean_initializer": initializers.serialize(self.moving_mean_initializer),
+                       "moving_variance_initializer": initializers.serialize(self.moving_variance_initializer),
+                       "beta_regularizer": regularizers.serialize(self.beta_regularizer),
+                       "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
+                       "beta_constraint": constraints.serialize(self.beta_constraint),
+                       "gamma_constraint": constraints.serialize(self.gamma_constraint),
                        "synchronized": self.synchronized, "renorm": self.renorm,
                        "renorm_clipping": self.renorm_clipping, "renorm_momentum": self.renorm_momentum})
         return config
-
-
-def _epsilon():
-    try:
-        from tensorlet._src.keras import backend as kb
-
-        return kb.epsilon()
-    except (ImportError, AttributeError):
-        return 1e-7
 
 
 @tf_export("keras.layers.LayerNormalization")
@@ -222,17 +232,17 @@ class LayerNormalization(Layer):
             if v is None:
                 return None
             v = U.cast_like(v, x)
-            return v if axes == [rank - 1] else T.reshape(v, bshape)
+            return v if axes == [rank - 1] else reshape(v, bshape)
 
         gamma, beta = bc(self.gamma), bc(self.beta)
         if self.rms_scaling:
-            _, var = T.nn.moments(x, axes, keepdims=True)
-            y = x * T.math.rsqrt(var + self.epsilon)
+            _, var = moments(x, axes, keepdims=True)
+            y = x * rsqrt(var + self.epsilon)
             if gamma is not None:
                 y = y * gamma
         else:
-            mean, var = T.nn.moments(x, axes, keepdims=True)
-            inv = T.math.rsqrt(var + self.epsilon)
+            mean, var = moments(x, axes, keepdims=True)
+            inv = rsqrt(var + self.epsilon)
             if gamma is not None:
                 inv = inv * gamma
             res = -mean * inv
@@ -249,12 +259,12 @@ class LayerNormalization(Layer):
         config = super().get_config()
         config.update({"axis": self.axis, "epsilon": self.epsilon, "center": self.center, "scale": self.scale,
                        "rms_scaling": self.rms_scaling,
-                       "beta_initializer": U.serialize("initializers", self.beta_initializer),
-                       "gamma_initializer": U.serialize("initializers", self.gamma_initializer),
-                       "beta_regularizer": U.serialize("regularizers", self.beta_regularizer),
-                       "gamma_regularizer": U.serialize("regularizers", self.gamma_regularizer),
-                       "beta_constraint": U.serialize("constraints", self.beta_constraint),
-                       "gamma_constraint": U.serialize("constraints", self.gamma_constraint)})
+                       "beta_initializer": initializers.serialize(self.beta_initializer),
+                       "gamma_initializer": initializers.serialize(self.gamma_initializer),
+                       "beta_regularizer": regularizers.serialize(self.beta_regularizer),
+                       "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
+                       "beta_constraint": constraints.serialize(self.beta_constraint),
+                       "gamma_constraint": constraints.serialize(self.gamma_constraint)})
         return config
 
 
@@ -312,20 +322,20 @@ class GroupNormalization(Layer):
         gshape = [-1] + dims[1:]
         gshape[axis] = dim // self.groups
         gshape.insert(axis, self.groups)
-        x = _to_compute(T.reshape(inputs, gshape))
+        x = _to_compute(reshape(inputs, gshape))
         red = [a for a in range(1, rank + 1) if a != axis]
-        mean, var = T.nn.moments(x, red, keepdims=True)
-        inv = T.math.rsqrt(var + self.epsilon)
+        mean, var = moments(x, red, keepdims=True)
+        inv = rsqrt(var + self.epsilon)
         bshape = [1] * rank
         bshape[axis] = dim // self.groups
         bshape.insert(axis, self.groups)
         if self.scale:
-            inv = inv * T.reshape(U.cast_like(self.gamma, x), bshape)
+            inv = inv * reshape(U.cast_like(self.gamma, x), bshape)
         res = -mean * inv
         if self.center:
-            res = res + T.reshape(U.cast_like(self.beta, x), bshape)
-        y = T.cast(x * inv + res, inputs.dtype) if x.dtype != inputs.dtype else x * inv + res
-        return _out(self, T.reshape(y, U.shape(inputs)))
+            res = res + reshape(U.cast_like(self.beta, x), bshape)
+        y = cast(x * inv + res, inputs.dtype) if x.dtype != inputs.dtype else x * inv + res
+        return _out(self, reshape(y, U.shape(inputs)))
 
     def compute_output_shape(self, input_shape):
         U.check_axes(self.axis, input_shape)
@@ -363,8 +373,8 @@ class UnitNormalization(Layer):
 
     def call(self, inputs):
         x = inputs
-        inv = T.math.rsqrt(T.reduce_sum(T.square(x), axis=self.axis, keepdims=True))
-        return x * T.minimum(inv, T.cast(1e12, x.dtype))
+        inv = rsqrt(reduce_sum(square(x), axis=self.axis, keepdims=True))
+        return x * minimum(inv, cast(1e12, x.dtype))
 
     def compute_output_shape(self, input_shape):
         U.check_axes(self.axis, input_shape)
@@ -398,8 +408,8 @@ class RMSNormalization(Layer):
         scale = U.cast_like(self.scale, xc)
         if axes != [rank - 1]:
             bshape = [xc.shape[a] if a in axes else 1 for a in range(rank)]
-            scale = T.reshape(scale, bshape)
-        y = xc * T.math.rsqrt(T.reduce_mean(T.square(xc), axis=axes, keepdims=True) + self.epsilon) * scale
+            scale = reshape(scale, bshape)
+        y = xc * rsqrt(reduce_mean(square(xc), axis=axes, keepdims=True) + self.epsilon) * scale
         return _out(self, y)
 
     def compute_output_shape(self, input_shape):

@@ -6,7 +6,10 @@ channels_first inputs are transposed to channels_last around TF's pooling op, as
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.ops.array_ops import expand_dims
+from tensorlet._src.ops.math_binary import cast
+from tensorlet._src.ops.nn_pool import avg_pool, max_pool
+from tensorlet._src.ops.reduce import reduce_max, reduce_mean, reduce_sum
 from tensorlet._src.keras.engine.base_layer import InputSpec, Layer
 from tensorlet._src.keras.layers import _k4_utils as U
 from tensorlet._src.ops.registry import tf_export
@@ -32,7 +35,7 @@ class BasePooling(Layer):
         cf = self.data_format == "channels_first"
         if cf:
             x = U.to_channels_last(x, rank)
-        fn = T.nn.max_pool if self.pool_mode == "max" else T.nn.avg_pool
+        fn = max_pool if self.pool_mode == "max" else avg_pool
         y = fn(x, list(self.pool_size), list(self.strides), self.padding.upper(),
                data_format=U.tf_format("channels_last", rank))
         return U.to_channels_first(y, rank) if cf else y
@@ -130,16 +133,16 @@ class _GlobalAverage(BaseGlobalPooling):
     def call(self, inputs, mask=None):
         axes = self._axes()
         if mask is not None and self._rank == 1:
-            m = T.cast(T.expand_dims(T.cast(mask, "bool"), 2 if self.data_format == "channels_last" else 1),
+            m = cast(expand_dims(cast(mask, "bool"), 2 if self.data_format == "channels_last" else 1),
                        inputs.dtype)
-            return T.reduce_sum(inputs * m, axis=axes, keepdims=self.keepdims) / \
-                T.reduce_sum(m, axis=axes, keepdims=self.keepdims)
-        return T.reduce_mean(inputs, axis=axes, keepdims=self.keepdims)
+            return reduce_sum(inputs * m, axis=axes, keepdims=self.keepdims) / \
+                reduce_sum(m, axis=axes, keepdims=self.keepdims)
+        return reduce_mean(inputs, axis=axes, keepdims=self.keepdims)
 
 
 class _GlobalMax(BaseGlobalPooling):
     def call(self, inputs):
-        return T.reduce_max(inputs, axis=self._axes(), keepdims=self.keepdims)
+        return reduce_max(inputs, axis=self._axes(), keepdims=self.keepdims)
 
 
 def _global_class(name, base, rank, aliases, doc):

@@ -13,7 +13,21 @@ import math
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.autodiff.custom import custom_gradient
+from tensorlet._src.framework.tensor import constant, convert_to_tensor
+from tensorlet._src.ops import array_ops
+from tensorlet._src.ops import creation
+from tensorlet._src.ops import linalg_decomp
+from tensorlet._src.ops import math_unary
+from tensorlet._src.ops.array_misc import one_hot, where
+from tensorlet._src.ops.array_ops import concat, expand_dims, reshape, reverse, squeeze, stack, transpose
+from tensorlet._src.ops.creation import ones_like, zeros_like
+from tensorlet._src.ops.gather_scatter import gather
+from tensorlet._src.ops.image_ops import resize
+from tensorlet._src.ops.math_binary import cast, maximum
+from tensorlet._src.ops.math_extra import clip_by_value
+from tensorlet._src.ops.math_unary import floor, sqrt
+from tensorlet._src.ops.reduce import reduce_max, reduce_sum
 from tensorlet._src.keras.engine.base_layer import Layer
 from tensorlet._src.keras.layers import _k4_utils as U
 from tensorlet._src.ops.registry import tf_export
@@ -41,11 +55,11 @@ class Rescaling(Layer):
 
     def call(self, inputs):
         dt = self.compute_dtype
-        x = T.cast(inputs, dt) if inputs.dtype.name != dt else inputs
-        scale = T.cast(T.convert_to_tensor(self.scale), dt)
-        offset = T.cast(T.convert_to_tensor(self.offset), dt)
+        x = cast(inputs, dt) if inputs.dtype.name != dt else inputs
+        scale = cast(convert_to_tensor(self.scale), dt)
+        offset = cast(convert_to_tensor(self.offset), dt)
         if len(scale.shape) > 0 and len(x.shape) > 0 and scale.shape[-1] != x.shape[-1] and scale.shape[-1] == 1:
-            scale = T.reshape(scale, [-1])
+            scale = reshape(scale, [-1])
         return x * scale + offset
 
     def compute_output_shape(self, input_shape):
@@ -135,18 +149,18 @@ class Normalization(Layer):
     @property
     def mean(self):
         if self._mean_value is not None:
-            return T.constant(self._mean_value)
+            return constant(self._mean_value)
         if getattr(self, "adapt_mean", None) is None:
             return None
-        return T.cast(T.reshape(self.adapt_mean, self._broadcast_shape), self.compute_dtype)
+        return cast(reshape(self.adapt_mean, self._broadcast_shape), self.compute_dtype)
 
     @property
     def variance(self):
         if self._var_value is not None:
-            return T.constant(self._var_value)
+            return constant(self._var_value)
         if getattr(self, "adapt_variance", None) is None:
             return None
-        return T.cast(T.reshape(self.adapt_variance, self._broadcast_shape), self.compute_dtype)
+        return cast(reshape(self.adapt_variance, self._broadcast_shape), self.compute_dtype)
 
     def adapt(self, data):
         """Computes mean and variance over ``data``: an array, a tensor, a batched ``tf.data.Dataset`` or an
@@ -219,8 +233,8 @@ class Normalization(Layer):
         if self.mean is None:
             raise ValueError("You must call `.build(input_shape)` on the layer before using it.")
         dt = self.compute_dtype
-        x = T.cast(inputs, dt) if inputs.dtype.name != dt else inputs
-        std = T.maximum(T.sqrt(self.variance), T.cast(_epsilon(), dt))
+        x = cast(inputs, dt) if inputs.dtype.name != dt else inputs
+        std = maximum(sqrt(self.variance), cast(_epsilon(), dt))
         if self.invert:
             return self.mean + x * std
         return (x - self.mean) / std
@@ -264,22 +278,22 @@ class CategoryEncoding(Layer):
         if count_weights is not None and self.output_mode != "count":
             raise ValueError(f"`count_weights` is not used when `output_mode` is not `'count'`. Received "
                              f"`count_weights={count_weights}`.")
-        x = T.convert_to_tensor(inputs)
+        x = convert_to_tensor(inputs)
         if not x.dtype.is_integer:
-            x = T.cast(x, "int64")
+            x = cast(x, "int64")
         dtype = self.dtype
         if len(x.shape) == 0:
-            x = T.expand_dims(x, -1)
+            x = expand_dims(x, -1)
         if self.output_mode == "one_hot":
             if len(x.shape) > 1 and x.shape[-1] == 1:
-                x = T.squeeze(x, [-1])
-            return T.one_hot(x, self.num_tokens, dtype=dtype)
-        oh = T.one_hot(x, self.num_tokens, dtype=dtype)  # rank 1: one sample; rank 2: a batch of samples
+                x = squeeze(x, [-1])
+            return one_hot(x, self.num_tokens, dtype=dtype)
+        oh = one_hot(x, self.num_tokens, dtype=dtype)  # rank 1: one sample; rank 2: a batch of samples
         if self.output_mode == "multi_hot":
-            return T.reduce_max(oh, axis=-2)
+            return reduce_max(oh, axis=-2)
         if count_weights is not None:
-            oh = oh * T.expand_dims(T.cast(T.convert_to_tensor(count_weights), dtype), -1)
-        return T.reduce_sum(oh, axis=-2)
+            oh = oh * expand_dims(cast(convert_to_tensor(count_weights), dtype), -1)
+        return reduce_sum(oh, axis=-2)
 
     def compute_output_shape(self, input_shape):
         input_shape = tuple(input_shape)
@@ -312,7 +326,7 @@ def _crop_pad_resize(images, height, width, interpolation, crop, pad, fill_value
     cf = data_format == "channels_first"
     rank = len(x.shape)
     if cf:
-        x = T.transpose(x, [0, 2, 3, 1] if rank == 4 else [1, 2, 0])
+        x = transpose(x, [0, 2, 3, 1] if rank == 4 else [1, 2, 0])
     h, w = x.shape[-3], x.shape[-2]
     if crop and h is not None and w is not None:
         ch = max(min(h, int(w * height / width)), 1)
@@ -324,12 +338,12 @@ def _crop_pad_resize(images, height, width, interpolation, crop, pad, fill_value
         pw = max(w, int(h * width / height))
         hs, ws = int((ph - h) / 2), int((pw - w) / 2)
         pads = [[0, 0]] * (rank - 3) + [[hs, hs], [ws, ws], [0, 0]]
-        x = T.pad(x, pads, constant_values=fill_value)
-    y = T.image.resize(x, [height, width], method=interpolation, antialias=antialias)
+        x = array_ops.pad(x, pads, constant_values=fill_value)
+    y = resize(x, [height, width], method=interpolation, antialias=antialias)
     if y.dtype != images.dtype and images.dtype.is_floating:
-        y = T.cast(y, images.dtype)
+        y = cast(y, images.dtype)
     if cf:
-        y = T.transpose(y, [0, 3, 1, 2] if rank == 4 else [2, 0, 1])
+        y = transpose(y, [0, 3, 1, 2] if rank == 4 else [2, 0, 1])
     return y
 
 
@@ -355,7 +369,7 @@ class Resizing(Layer):
         self.built = True
 
     def call(self, inputs):
-        x = T.cast(inputs, self.compute_dtype) if inputs.dtype.name != self.compute_dtype else inputs
+        x = cast(inputs, self.compute_dtype) if inputs.dtype.name != self.compute_dtype else inputs
         return _crop_pad_resize(x, self.height, self.width, self.interpolation, self.crop_to_aspect_ratio,
                                 self.pad_to_aspect_ratio, self.fill_value, self.antialias, self.data_format)
 
@@ -390,7 +404,7 @@ class CenterCrop(Layer):
         self.built = True
 
     def call(self, inputs):
-        x = T.cast(inputs, self.compute_dtype) if inputs.dtype.name != self.compute_dtype else inputs
+        x = cast(inputs, self.compute_dtype) if inputs.dtype.name != self.compute_dtype else inputs
         ha, wa = _hw_axes(x, self.data_format)
         h, w = x.shape[ha], x.shape[wa]
         if h is not None and w is not None and h >= self.height and w >= self.width:
@@ -420,28 +434,28 @@ def _map_coord(c, size, mode):
     n = float(size)
     if mode == "reflect":
         if size <= 1:
-            return T.zeros_like(c)
+            return zeros_like(c)
         sz2 = 2.0 * n
-        low = c + sz2 * T.floor(-c / sz2)
-        low = T.where(low < -n, low + sz2, -low - 1.0)
-        high = c - sz2 * T.floor(c / sz2)
-        high = T.where(high >= n, sz2 - high - 1.0, high)
-        c = T.where(c < 0, low, T.where(c > n - 1, high, c))
-        return T.clip_by_value(c, 0.0, n - 1)
+        low = c + sz2 * floor(-c / sz2)
+        low = where(low < -n, low + sz2, -low - 1.0)
+        high = c - sz2 * floor(c / sz2)
+        high = where(high >= n, sz2 - high - 1.0, high)
+        c = where(c < 0, low, where(c > n - 1, high, c))
+        return clip_by_value(c, 0.0, n - 1)
     if mode == "wrap":  # TF's quirky integer arithmetic, kept for identical results
         if size <= 1:
-            return T.zeros_like(c)
+            return zeros_like(c)
         sz = n - 1.0
-        c = T.where(c < 0, c + n * (T.floor(-c / sz) + 1.0), T.where(c > n - 1, c - n * T.floor(c / sz), c))
-        return T.clip_by_value(c, 0.0, n - 1)
+        c = where(c < 0, c + n * (floor(-c / sz) + 1.0), where(c > n - 1, c - n * floor(c / sz), c))
+        return clip_by_value(c, 0.0, n - 1)
     if mode == "nearest":
-        return T.clip_by_value(c, 0.0, n - 1)
+        return clip_by_value(c, 0.0, n - 1)
     return c  # constant: out-of-range reads give fill_value
 
 
 def _inverse_transforms(transforms):
-    m = T.concat([transforms, T.ones_like(transforms[:, :1])], axis=1)
-    inv = T.reshape(T.linalg.inv(T.reshape(m, [-1, 3, 3])), [-1, 9])
+    m = concat([transforms, ones_like(transforms[:, :1])], axis=1)
+    inv = reshape(linalg_decomp.inv(reshape(m, [-1, 3, 3])), [-1, 9])
     return inv[:, :8] / inv[:, 8:9]
 
 
@@ -449,9 +463,9 @@ def affine_transform(images, transforms, interpolation="bilinear", fill_mode="co
     """Projective transform of NHWC ``images`` by ``transforms`` [B, 8] (output -> input coordinates), with TF's
     ImageProjectiveTransformV3 semantics, gradient included: TF differentiates it as the transform of the
     output gradient by the inverse matrices (zero fill), not as the exact adjoint, and so does this."""
-    transforms = T.cast(transforms, "float32")
+    transforms = cast(transforms, "float32")
 
-    @T.custom_gradient
+    @custom_gradient
     def op(x):
         def grad(dy):
             return _sample(dy, _inverse_transforms(transforms), interpolation, fill_mode, 0.0)
@@ -464,49 +478,49 @@ def _sample(images, transforms, interpolation, fill_mode, fill_value):
     b, h, w, c = images.shape
     dt = images.dtype
     ys, xs = np.meshgrid(np.arange(h, dtype=np.float32), np.arange(w, dtype=np.float32), indexing="ij")
-    ys, xs = T.constant(ys.reshape(1, -1)), T.constant(xs.reshape(1, -1))
-    m = T.cast(transforms, "float32")
+    ys, xs = constant(ys.reshape(1, -1)), constant(xs.reshape(1, -1))
+    m = cast(transforms, "float32")
     a0, a1, a2, b0, b1, b2, c0, c1 = [m[:, i:i + 1] for i in range(8)]
     k = c0 * xs + c1 * ys + 1.0
     sx = (a0 * xs + a1 * ys + a2) / k
     sy = (b0 * xs + b1 * ys + b2) / k
     sx, sy = _map_coord(sx, w, fill_mode), _map_coord(sy, h, fill_mode)
-    flat = T.reshape(images, [-1, c])
-    base = T.reshape(T.range(U.dim(images, 0)) * (h * w), [-1, 1])
-    fill = T.cast(fill_value, dt)
+    flat = reshape(images, [-1, c])
+    base = reshape(creation.range(U.dim(images, 0)) * (h * w), [-1, 1])
+    fill = cast(fill_value, dt)
 
     def read(yy, xx):
         inside = (yy >= 0) & (yy <= h - 1) & (xx >= 0) & (xx <= w - 1)
-        yi = T.cast(T.clip_by_value(yy, 0.0, h - 1.0), "int32")
-        xi = T.cast(T.clip_by_value(xx, 0.0, w - 1.0), "int32")
-        vals = T.gather(flat, base + yi * w + xi)
-        return T.where(T.expand_dims(inside, -1), vals, fill)
+        yi = cast(clip_by_value(yy, 0.0, h - 1.0), "int32")
+        xi = cast(clip_by_value(xx, 0.0, w - 1.0), "int32")
+        vals = gather(flat, base + yi * w + xi)
+        return where(expand_dims(inside, -1), vals, fill)
 
     if interpolation == "nearest":
-        out = read(T.round(sy), T.round(sx))
+        out = read(math_unary.round(sy), math_unary.round(sx))
     else:
-        y0, x0 = T.floor(sy), T.floor(sx)
+        y0, x0 = floor(sy), floor(sx)
         y1, x1 = y0 + 1.0, x0 + 1.0
-        wx1 = T.cast(T.expand_dims(sx - x0, -1), dt)
-        wx0 = T.cast(T.expand_dims(x1 - sx, -1), dt)
-        wy1 = T.cast(T.expand_dims(sy - y0, -1), dt)
-        wy0 = T.cast(T.expand_dims(y1 - sy, -1), dt)
+        wx1 = cast(expand_dims(sx - x0, -1), dt)
+        wx0 = cast(expand_dims(x1 - sx, -1), dt)
+        wy1 = cast(expand_dims(sy - y0, -1), dt)
+        wy0 = cast(expand_dims(y1 - sy, -1), dt)
         top = wx0 * read(y0, x0) + wx1 * read(y0, x1)
         bottom = wx0 * read(y1, x0) + wx1 * read(y1, x1)
         out = wy0 * top + wy1 * bottom
-    return T.reshape(out, [-1, h, w, c])
+    return reshape(out, [-1, h, w, c])
 
 
 def _affine(angle, tx, ty, zx, zy, height, width):
     """Keras's affine matrix about the image centre (angle in radians, translations in pixels)."""
     cx, cy = 0.5 * (width - 1), 0.5 * (height - 1)
-    cos, sin = T.cos(angle), T.sin(angle)
+    cos, sin = math_unary.cos(angle), math_unary.sin(angle)
     a0, a1 = zx * cos, -zx * sin
     b0, b1 = zy * sin, zy * cos
     a2 = tx + cx - cx * a0 - cy * a1
     b2 = ty + cy - cx * b0 - cy * b1
-    zero = T.zeros_like(a0)
-    return T.stack([a0, a1, a2, b0, b1, b2, zero, zero], axis=1)
+    zero = zeros_like(a0)
+    return stack([a0, a1, a2, b0, b1, b2, zero, zero], axis=1)
 
 
 def _range(factor, name, symmetric_ok=True):
@@ -541,19 +555,19 @@ class _RandomImage(Layer):
         self.built = True
 
     def call(self, inputs, training=True):
-        x = T.cast(inputs, self.compute_dtype) if inputs.dtype.name != self.compute_dtype else inputs
+        x = cast(inputs, self.compute_dtype) if inputs.dtype.name != self.compute_dtype else inputs
         if not training:
             return x
         rank = len(x.shape)
         if self.data_format == "channels_first":
-            x = T.transpose(x, [0, 2, 3, 1] if rank == 4 else [1, 2, 0])
+            x = transpose(x, [0, 2, 3, 1] if rank == 4 else [1, 2, 0])
         if rank == 3:
-            x = T.expand_dims(x, 0)
+            x = expand_dims(x, 0)
         y = self._augment(x)
         if rank == 3:
-            y = T.squeeze(y, [0])
+            y = squeeze(y, [0])
         if self.data_format == "channels_first":
-            y = T.transpose(y, [0, 3, 1, 2] if rank == 4 else [2, 0, 1])
+            y = transpose(y, [0, 3, 1, 2] if rank == 4 else [2, 0, 1])
         return y
 
     def _transform(self, x, matrices):
@@ -584,11 +598,11 @@ class RandomFlip(_RandomImage):
     def _augment(self, x):
         n = U.dim(x, 0)
         if self.mode in ("horizontal", "horizontal_and_vertical"):
-            flip = T.reshape(self._uniform(n, 0.0, 1.0) > 0.5, [-1, 1, 1, 1])
-            x = T.where(flip, T.reverse(x, [2]), x)
+            flip = reshape(self._uniform(n, 0.0, 1.0) > 0.5, [-1, 1, 1, 1])
+            x = where(flip, reverse(x, [2]), x)
         if self.mode in ("vertical", "horizontal_and_vertical"):
-            flip = T.reshape(self._uniform(n, 0.0, 1.0) > 0.5, [-1, 1, 1, 1])
-            x = T.where(flip, T.reverse(x, [1]), x)
+            flip = reshape(self._uniform(n, 0.0, 1.0) > 0.5, [-1, 1, 1, 1])
+            x = where(flip, reverse(x, [1]), x)
         return x
 
     def get_config(self):
@@ -610,7 +624,7 @@ class RandomRotation(_RandomImage):
     def _augment(self, x):
         n = U.dim(x, 0)
         angle = self._uniform(n, self.factor[0] * 2 * math.pi, self.factor[1] * 2 * math.pi)
-        zeros, ones = T.zeros_like(angle), T.ones_like(angle)
+        zeros, ones = zeros_like(angle), ones_like(angle)
         return self._transform(x, _affine(angle, zeros, zeros, ones, ones, x.shape[1], x.shape[2]))
 
     def get_config(self):
@@ -637,7 +651,7 @@ class RandomZoom(_RandomImage):
         n = U.dim(x, 0)
         zy = 1.0 + self._uniform(n, *self._h)
         zx = zy if self._w is None else 1.0 + self._uniform(n, *self._w)
-        zeros = T.zeros_like(zy)
+        zeros = zeros_like(zy)
         return self._transform(x, _affine(zeros, zeros, zeros, zx, zy, x.shape[1], x.shape[2]))
 
     def get_config(self):
@@ -664,7 +678,7 @@ class RandomTranslation(_RandomImage):
         h, w = x.shape[1], x.shape[2]
         ty = -self._uniform(n, *self._h) * h
         tx = -self._uniform(n, *self._w) * w
-        zeros, ones = T.zeros_like(tx), T.ones_like(tx)
+        zeros, ones = zeros_like(tx), ones_like(tx)
         return self._transform(x, _affine(zeros, tx, ty, ones, ones, h, w))
 
     def get_config(self):

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from tensorlet._src.keras.engine.base_layer import InputSpec
 from tensorlet._src.keras.layers.rnn import RNN
-from tensorlet._src.keras.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell, kserialize
+from tensorlet._src.keras.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell
 from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.keras import activations, constraints, initializers, regularizers
 
 _CELL_PROPS = ("units", "activation", "use_bias", "kernel_initializer", "recurrent_initializer", "bias_initializer",
                "kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "kernel_constraint",
@@ -38,24 +39,24 @@ class _CellRNN(RNN):
 
     def _layer_config(self, front, back):
         c = self.cell
-        config = {"units": c.units, "activation": kserialize("activations", c.activation)}
+        config = {"units": c.units, "activation": activations.serialize(c.activation)}
         if hasattr(c, "recurrent_activation"):
-            config["recurrent_activation"] = kserialize("activations", c.recurrent_activation)
+            config["recurrent_activation"] = activations.serialize(c.recurrent_activation)
         config["use_bias"] = c.use_bias
         config.update({
-            "kernel_initializer": kserialize("initializers", c.kernel_initializer),
-            "recurrent_initializer": kserialize("initializers", c.recurrent_initializer),
-            "bias_initializer": kserialize("initializers", c.bias_initializer),
+            "kernel_initializer": initializers.serialize(c.kernel_initializer),
+            "recurrent_initializer": initializers.serialize(c.recurrent_initializer),
+            "bias_initializer": initializers.serialize(c.bias_initializer),
         })
         config.update(front)
         config.update({
-            "kernel_regularizer": kserialize("regularizers", c.kernel_regularizer),
-            "recurrent_regularizer": kserialize("regularizers", c.recurrent_regularizer),
-            "bias_regularizer": kserialize("regularizers", c.bias_regularizer),
-            "activity_regularizer": kserialize("regularizers", getattr(self, "activity_regularizer", None)),
-            "kernel_constraint": kserialize("constraints", c.kernel_constraint),
-            "recurrent_constraint": kserialize("constraints", c.recurrent_constraint),
-            "bias_constraint": kserialize("constraints", c.bias_constraint),
+            "kernel_regularizer": regularizers.serialize(c.kernel_regularizer),
+            "recurrent_regularizer": regularizers.serialize(c.recurrent_regularizer),
+            "bias_regularizer": regularizers.serialize(c.bias_regularizer),
+            "activity_regularizer": regularizers.serialize(getattr(self, "activity_regularizer", None)),
+            "kernel_constraint": constraints.serialize(c.kernel_constraint),
+            "recurrent_constraint": constraints.serialize(c.recurrent_constraint),
+            "bias_constraint": constraints.serialize(c.bias_constraint),
             "dropout": c.dropout,
             "recurrent_dropout": c.recurrent_dropout,
         })

@@ -3,7 +3,9 @@ repetition; UpSampling2D also resizes with ``bilinear``, ``bicubic``, ``lanczos3
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.ops.array_ops import pad, repeat, transpose
+from tensorlet._src.ops.image_ops import resize
+from tensorlet._src.ops.math_binary import cast
 from tensorlet._src.keras.engine.base_layer import InputSpec, Layer
 from tensorlet._src.keras.layers import _k4_utils as U
 from tensorlet._src.ops.registry import tf_export
@@ -55,7 +57,7 @@ class _ZeroPadding(Layer):
         pads = [[0, 0]] * (self._rank + 2)
         for a, p in zip(_spatial(None, self.data_format, self._rank), self._pads()):
             pads[a] = list(p)
-        return T.pad(inputs, pads)
+        return pad(inputs, pads)
 
     def compute_output_shape(self, input_shape):
         out = list(input_shape)
@@ -206,7 +208,7 @@ class Cropping3D(_CroppingND):
 
 
 def _repeat(x, n, axis):
-    return x if n == 1 else T.repeat(x, n, axis=axis)
+    return x if n == 1 else repeat(x, n, axis=axis)
 
 
 @tf_export("keras.layers.UpSampling1D")
@@ -271,16 +273,16 @@ class UpSampling2D(_UpSamplingND):
         x = inputs
         cf = self.data_format == "channels_first"
         if cf:
-            x = T.transpose(x, [0, 2, 3, 1])
+            x = transpose(x, [0, 2, 3, 1])
         if self.interpolation == "nearest":
             x = _repeat(_repeat(x, self.size[0], 1), self.size[1], 2)
         else:
             shape = U.static_or_dynamic_shape(x)
-            x = T.image.resize(x, [shape[1] * self.size[0], shape[2] * self.size[1]], method=self.interpolation)
+            x = resize(x, [shape[1] * self.size[0], shape[2] * self.size[1]], method=self.interpolation)
             if x.dtype != inputs.dtype:
-                x = T.cast(x, inputs.dtype)
+                x = cast(x, inputs.dtype)
         if cf:
-            x = T.transpose(x, [0, 3, 1, 2])
+            x = transpose(x, [0, 3, 1, 2])
         return x
 
     def get_config(self):

@@ -12,11 +12,20 @@ from __future__ import annotations
 
 import inspect
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.framework.context import init_scope
+from tensorlet._src.framework.tensor import constant, convert_to_tensor
+from tensorlet._src.ops import creation
+from tensorlet._src.ops.array_misc import where
+from tensorlet._src.ops.array_ops import expand_dims, reshape, reverse, squeeze, stack, transpose, unstack
+from tensorlet._src.ops.creation import zeros_like
+from tensorlet._src.ops.gather_scatter import gather, tensor_scatter_nd_update
+from tensorlet._src.ops.math_binary import cast
 from tensorlet._src.keras.engine.base_layer import Layer
 from tensorlet._src.keras.layers.rnn_cells import DropoutRNNCell, batch_dim, build_sublayer
 from tensorlet._src.ops.registry import tf_export
 from tensorlet._src.util import nest
+from tensorlet._src.graph import subgraph
+from tensorlet._src.graph.control_flow import while_loop
 
 
 def _is_nested(x):
@@ -36,7 +45,7 @@ def _expand_to(mask_t, x):
     rank = len(x.shape)
     if rank <= 1:
         return mask_t
-    return T.reshape(mask_t, [-1] + [1] * (rank - 1))
+    return reshape(mask_t, [-1] + [1] * (rank - 1))
 
 
 # Above this many timesteps, a traced (compiled) RNN runs as one While loop instead of being unrolled: the graph
@@ -46,20 +55,15 @@ UNROLL_LIMIT = 16
 
 def _traced_while_loop():
     """The graph-building ``while_loop`` while a function is being traced, else None."""
-    try:
-        from tensorlet._src.graph import subgraph
-        from tensorlet._src.graph.control_flow import while_loop
-    except ImportError:
-        return None
     return while_loop if subgraph.is_tracing() else None
 
 
 def _bool_mask(mask):
-    mask = T.convert_to_tensor(mask)
+    mask = convert_to_tensor(mask)
     if mask.dtype.name != "bool":
-        mask = T.cast(mask, "bool")
+        mask = cast(mask, "bool")
     if len(mask.shape) == 3:
-        mask = T.squeeze(mask, axis=2)
+        mask = squeeze(mask, axis=2)
     return mask
 
 
@@ -68,42 +72,42 @@ def _while_rnn(while_loop, step, inputs, initial_states, go_backwards, mask, zer
     """``rnn_loop`` as one graph While node (time-major buffers updated with scatter, like a TensorArray)."""
     steps = inputs.shape[1]
     rank = len(inputs.shape)
-    xs = T.transpose(inputs, [1, 0] + list(range(2, rank)))
+    xs = transpose(inputs, [1, 0] + list(range(2, rank)))
     ms = None
     if mask is not None:
-        ms = T.transpose(_bool_mask(mask), [1, 0])
+        ms = transpose(_bool_mask(mask), [1, 0])
     if go_backwards:
-        xs = T.reverse(xs, [0])
-        ms = T.reverse(ms, [0]) if ms is not None else None
+        xs = reverse(xs, [0])
+        ms = reverse(ms, [0]) if ms is not None else None
     flat0 = nest.flatten(initial_states)
     out0, _ = step(xs[0], initial_states)  # the output's shape and dtype (dead code once compiled)
-    zeros = T.zeros_like(out0)
-    buf0 = T.zeros([steps] + list(out0.shape), dtype=out0.dtype) if return_all_outputs else zeros
+    zeros = zeros_like(out0)
+    buf0 = creation.zeros([steps] + list(out0.shape), dtype=out0.dtype) if return_all_outputs else zeros
     n = len(flat0)
 
     def body(t, buf, carry, last, *flat):
         states = nest.pack_sequence_as(initial_states, list(flat))
-        out, new_states = step(T.gather(xs, t), states)
+        out, new_states = step(gather(xs, t), states)
         if not _is_nested(new_states):
             new_states = [new_states]
         flat_new = nest.flatten(new_states)
         if len(flat_new) != n:
             raise ValueError(f"The cell returned {len(flat_new)} states but was given {n}.")
         if ms is not None:
-            m = T.gather(ms, t)
-            flat_new = [T.where(_expand_to(m, a), a, b) for a, b in zip(flat_new, flat)]
+            m = gather(ms, t)
+            flat_new = [where(_expand_to(m, a), a, b) for a, b in zip(flat_new, flat)]
             me = _expand_to(m, out)
-            carry = T.where(me, out, carry)
-            out = T.where(me, out, zeros) if zero_output_for_mask else carry
+            carry = where(me, out, carry)
+            out = where(me, out, zeros) if zero_output_for_mask else carry
         if return_all_outputs:
-            buf = T.tensor_scatter_nd_update(buf, T.reshape(t, [1, 1]), T.expand_dims(out, 0))
+            buf = tensor_scatter_nd_update(buf, reshape(t, [1, 1]), expand_dims(out, 0))
         return [t + 1, buf, carry, out] + list(flat_new)
 
-    res = while_loop(lambda t, *_: t < steps, body, [T.constant(0), buf0, zeros, zeros] + flat0,
+    res = while_loop(lambda t, *_: t < steps, body, [constant(0), buf0, zeros, zeros] + flat0,
                      maximum_iterations=steps)
     buf, last, flat = res[1], res[3], list(res[4:])
-    outputs = T.transpose(buf, [1, 0] + list(range(2, len(buf.shape)))) if return_all_outputs \
-        else T.expand_dims(last, 1)
+    outputs = transpose(buf, [1, 0] + list(range(2, len(buf.shape)))) if return_all_outputs \
+        else expand_dims(last, 1)
     states = nest.pack_sequence_as(initial_states, flat)
     return last, outputs, states
 
@@ -126,10 +130,10 @@ def rnn_loop(step, inputs, initial_states, *, go_backwards=False, mask=None, zer
         if while_loop is not None:
             return _while_rnn(while_loop, step, inputs, initial_states, go_backwards, mask, zero_output_for_mask,
                               return_all_outputs)
-    xs = T.unstack(inputs, num=steps, axis=1)
+    xs = unstack(inputs, num=steps, axis=1)
     masks = None
     if mask is not None:
-        masks = T.unstack(_bool_mask(mask), num=steps, axis=1)
+        masks = unstack(_bool_mask(mask), num=steps, axis=1)
     order = range(steps - 1, -1, -1) if go_backwards else range(steps)
     states = initial_states
     carry_out = None
@@ -144,10 +148,10 @@ def rnn_loop(step, inputs, initial_states, *, go_backwards=False, mask=None, zer
             flat_old = nest.flatten(states)
             if len(flat_old) != len(flat_new):
                 raise ValueError(f"The cell returned {len(flat_new)} states but was given {len(flat_old)}.")
-            flat_new = [T.where(_expand_to(m, s), s, ps) for s, ps in zip(flat_new, flat_old)]
+            flat_new = [where(_expand_to(m, s), s, ps) for s, ps in zip(flat_new, flat_old)]
             me = _expand_to(m, out)
-            carry_out = T.where(me, out, T.zeros_like(out) if carry_out is None else carry_out)
-            out = T.where(me, out, T.zeros_like(out)) if zero_output_for_mask else carry_out
+            carry_out = where(me, out, zeros_like(out) if carry_out is None else carry_out)
+            out = where(me, out, zeros_like(out)) if zero_output_for_mask else carry_out
         states = nest.pack_sequence_as(states, flat_new) if _is_nested(states) else flat_new
         if return_all_outputs or not outputs:
             outputs.append(out)
@@ -155,9 +159,9 @@ def rnn_loop(step, inputs, initial_states, *, go_backwards=False, mask=None, zer
             outputs[0] = out
     last = outputs[-1]
     if return_all_outputs:
-        stacked = T.stack(outputs, axis=1)
+        stacked = stack(outputs, axis=1)
     else:
-        stacked = T.expand_dims(last, 1)
+        stacked = expand_dims(last, 1)
     return last, stacked, states
 
 
@@ -200,9 +204,9 @@ class StackedRNNCells(Layer):
             if fn is not None:
                 states.append(fn(batch_size=batch_size))
             elif isinstance(cell.state_size, int):
-                states.append(T.zeros((batch_size, cell.state_size), dtype=self.compute_dtype))
+                states.append(creation.zeros((batch_size, cell.state_size), dtype=self.compute_dtype))
             else:
-                states.append([T.zeros((batch_size, d), dtype=self.compute_dtype) for d in cell.state_size])
+                states.append([creation.zeros((batch_size, d), dtype=self.compute_dtype) for d in cell.state_size])
         return states
 
     def call(self, inputs, states, training=False, **kwargs):
@@ -351,7 +355,7 @@ class RNN(Layer):
     def _create_state_variables(self, batch_size):
         from tensorlet._src.framework.variables import Variable
 
-        with T.init_scope():
+        with init_scope():
             initial = self.get_initial_state(batch_size)
             self.states = nest.map_structure(
                 lambda v: Variable(v, trainable=False, name=f"{self.name}/rnn_state"), initial)
@@ -359,7 +363,7 @@ class RNN(Layer):
     def get_initial_state(self, batch_size):
         fn = getattr(self.cell, "get_initial_state", None)
         if fn is None:
-            return [T.zeros((batch_size, d), dtype=self.cell.compute_dtype) for d in self.state_size]
+            return [creation.zeros((batch_size, d), dtype=self.cell.compute_dtype) for d in self.state_size]
         state = fn(batch_size=batch_size)
         if not _is_nested(state):
             state = [state]
@@ -373,7 +377,7 @@ class RNN(Layer):
         """Sets a stateful layer's states back to zeros."""
         if self.states is not None:
             for v in nest.flatten(self.states):
-                v.assign(T.zeros_like(v))
+                v.assign(zeros_like(v))
 
     # --- the forward pass ---------------------------------------------------------------------------------------
     def inner_loop(self, sequences, initial_state, mask, training=False):
@@ -399,7 +403,7 @@ class RNN(Layer):
                         unroll=self.unroll)
 
     def call(self, sequences, initial_state=None, mask=None, training=False):
-        sequences = T.convert_to_tensor(sequences)
+        sequences = convert_to_tensor(sequences)
         if self.unroll and sequences.shape[1] is None:
             raise ValueError("Cannot unroll a RNN if the time dimension is undefined. \n- If using a Sequential "
                              "model, specify the time dimension by passing an `Input()` as your first layer.\n- If "
@@ -407,7 +411,7 @@ class RNN(Layer):
                              "`batch_shape` argument to your `Input()`.")
         if initial_state is None:
             if self.stateful:
-                initial_state = nest.map_structure(T.convert_to_tensor, self.states)
+                initial_state = nest.map_structure(convert_to_tensor, self.states)
             else:
                 initial_state = self.get_initial_state(batch_size=batch_dim(sequences))
         if self.stateful:
@@ -421,16 +425,16 @@ class RNN(Layer):
             initial_state = [initial_state]
         initial_state = list(initial_state)
         dtype = self.cell.compute_dtype if isinstance(self.cell, Layer) else self.compute_dtype
-        initial_state = nest.map_structure(lambda s: T.cast(T.convert_to_tensor(s), dtype), initial_state)
+        initial_state = nest.map_structure(lambda s: cast(convert_to_tensor(s), dtype), initial_state)
         try:
             if training:
                 self._config_dropout_masks(self.cell, sequences[:, 0], initial_state)
             last_output, outputs, states = self.inner_loop(sequences, initial_state, mask, training=training)
         finally:
             self._reset_dropout_masks(self.cell)
-        last_output = T.cast(last_output, self.compute_dtype)
-        outputs = T.cast(outputs, self.compute_dtype)
-        states = nest.map_structure(lambda s: T.cast(s, self.compute_dtype), states)
+        last_output = cast(last_output, self.compute_dtype)
+        outputs = cast(outputs, self.compute_dtype)
+        states = nest.map_structure(lambda s: cast(s, self.compute_dtype), states)
         if self.stateful:
             for var, value in zip(nest.flatten(self.states), nest.flatten(states)):
                 var.assign(value)

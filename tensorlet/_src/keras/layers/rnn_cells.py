@@ -12,29 +12,17 @@ TensorShape([2, 4])
 
 from __future__ import annotations
 
-import importlib
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.ops import array_misc
+from tensorlet._src.ops.array_ops import concat, split
+from tensorlet._src.ops.creation import zeros
+from tensorlet._src.ops.math_binary import cast
+from tensorlet._src.ops.matmul import matmul
+from tensorlet._src.ops.random_stateless import stateless_uniform
 from tensorlet._src.keras.engine.base_layer import Layer
 from tensorlet._src.ops.registry import tf_export
-
-
-# --- the Keras object families (other helpers' modules, imported when first used) ---------------------------------
-
-def _family(name):
-    return importlib.import_module(f"tensorlet._src.keras.{name}")
-
-
-def kget(name, identifier):
-    """``keras.<name>.get(identifier)`` (activations, initializers, regularizers, constraints)."""
-    return _family(name).get(identifier)
-
-
-def kserialize(name, obj):
-    """``keras.<name>.serialize(obj)``; None stays None."""
-    if obj is None:
-        return None
-    return _family(name).serialize(obj)
+from tensorlet._src.keras.engine.name_scope import KerasScope
+from tensorlet._src.keras import activations, constraints, initializers, regularizers
 
 
 def check_units(units):
@@ -45,21 +33,15 @@ def check_units(units):
 
 def build_sublayer(layer, input_shape):
     """Build a nested layer inside its own Keras name scope (weight paths ``outer/inner/kernel``, as Keras)."""
-    from tensorlet._src.keras.engine import base_layer
-
-    scope = getattr(base_layer, "_KerasScope", None)
-    if scope is None:
+    with KerasScope(layer.name, layer):
         layer.build(input_shape)
-    else:
-        with scope(layer.name, layer):
-            layer.build(input_shape)
     layer.built = True
 
 
 def batch_dim(x):
     """The static batch size of ``x`` if known, else ``tf.shape(x)[0]`` (graph-ready)."""
     b = x.shape[0]
-    return b if b is not None else T.shape(x)[0]
+    return b if b is not None else array_misc.shape(x)[0]
 
 
 # --- dropout masks (one per RNN call, shared by every timestep, as Keras's DropoutRNNCell) -------------------------
@@ -75,8 +57,8 @@ class DropoutRNNCell:
 
     def _one_mask(self, step_input, rate):
         """``1 / (1 - rate)`` where kept, 0 where dropped (stateless random ops seeded by the seed generator)."""
-        u = T.random.stateless_uniform(T.shape(step_input), seed=self.seed_generator.next(), dtype=step_input.dtype)
-        return T.cast(u >= rate, step_input.dtype) * T.cast(1.0 / (1.0 - rate), step_input.dtype)
+        u = stateless_uniform(array_misc.shape(step_input), seed=self.seed_generator.next(), dtype=step_input.dtype)
+        return cast(u >= rate, step_input.dtype) * cast(1.0 / (1.0 - rate), step_input.dtype)
 
     def _create_dropout_mask(self, step_input, rate):
         count = self.dropout_mask_count
@@ -121,19 +103,19 @@ class _CellBase(Layer, DropoutRNNCell):
         check_units(units)
         super().__init__(**kwargs)
         self.units = units
-        self.activation = kget("activations", activation)
+        self.activation = activations.get(activation)
         if self._has_recurrent_activation:
-            self.recurrent_activation = kget("activations", recurrent_activation)
+            self.recurrent_activation = activations.get(recurrent_activation)
         self.use_bias = use_bias
-        self.kernel_initializer = kget("initializers", kernel_initializer)
-        self.recurrent_initializer = kget("initializers", recurrent_initializer)
-        self.bias_initializer = kget("initializers", bias_initializer)
-        self.kernel_regularizer = kget("regularizers", kernel_regularizer)
-        self.recurrent_regularizer = kget("regularizers", recurrent_regularizer)
-        self.bias_regularizer = kget("regularizers", bias_regularizer)
-        self.kernel_constraint = kget("constraints", kernel_constraint)
-        self.recurrent_constraint = kget("constraints", recurrent_constraint)
-        self.bias_constraint = kget("constraints", bias_constraint)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.recurrent_initializer = initializers.get(recurrent_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.recurrent_constraint = constraints.get(recurrent_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         self.dropout = min(1.0, max(0.0, float(dropout)))
         self.recurrent_dropout = min(1.0, max(0.0, float(recurrent_dropout)))
         self.seed = seed
@@ -169,24 +151,24 @@ class _CellBase(Layer, DropoutRNNCell):
 
     def get_initial_state(self, batch_size=None):
         sizes = self.state_size if isinstance(self.state_size, (list, tuple)) else [self.state_size]
-        return [T.zeros((batch_size, d), dtype=self.compute_dtype) for d in sizes]
+        return [zeros((batch_size, d), dtype=self.compute_dtype) for d in sizes]
 
     def get_config(self):
-        config = {"units": self.units, "activation": kserialize("activations", self.activation)}
+        config = {"units": self.units, "activation": activations.serialize(self.activation)}
         if self._has_recurrent_activation:
-            config["recurrent_activation"] = kserialize("activations", self.recurrent_activation)
+            config["recurrent_activation"] = activations.serialize(self.recurrent_activation)
         config["use_bias"] = self.use_bias
         config.update(self._extra_config_front())
         config.update({
-            "kernel_initializer": kserialize("initializers", self.kernel_initializer),
-            "recurrent_initializer": kserialize("initializers", self.recurrent_initializer),
-            "bias_initializer": kserialize("initializers", self.bias_initializer),
-            "kernel_regularizer": kserialize("regularizers", self.kernel_regularizer),
-            "recurrent_regularizer": kserialize("regularizers", self.recurrent_regularizer),
-            "bias_regularizer": kserialize("regularizers", self.bias_regularizer),
-            "kernel_constraint": kserialize("constraints", self.kernel_constraint),
-            "recurrent_constraint": kserialize("constraints", self.recurrent_constraint),
-            "bias_constraint": kserialize("constraints", self.bias_constraint),
+            "kernel_initializer": initializers.serialize(self.kernel_initializer),
+            "recurrent_initializer": initializers.serialize(self.recurrent_initializer),
+            "bias_initializer": initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+            "recurrent_regularizer": regularizers.serialize(self.recurrent_regularizer),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+            "kernel_constraint": constraints.serialize(self.kernel_constraint),
+            "recurrent_constraint": constraints.serialize(self.recurrent_constraint),
+            "bias_constraint": constraints.serialize(self.bias_constraint),
             "dropout": self.dropout,
             "recurrent_dropout": self.recurrent_dropout,
         })
@@ -233,10 +215,10 @@ class SimpleRNNCell(_CellBase):
         nested = isinstance(states, (list, tuple))
         prev = states[0] if nested else states
         dp, rdp = self._masks(sequence, prev, training)
-        h = T.matmul(_masked(sequence, dp, 0), self.kernel)
+        h = matmul(_masked(sequence, dp, 0), self.kernel)
         if self.bias is not None:
             h = h + self.bias
-        output = self.activation(h + T.matmul(_masked(prev, rdp, 0), self.recurrent_kernel))
+        output = self.activation(h + matmul(_masked(prev, rdp, 0), self.recurrent_kernel))
         return output, ([output] if nested else output)
 
     def _extra_config_back(self):
@@ -275,10 +257,10 @@ class LSTMCell(_CellBase):
         self._add_kernels(input_shape[-1], 4)
         init = self.bias_initializer
         if self.use_bias and self.unit_forget_bias:
-            base, ones, u = self.bias_initializer, kget("initializers", "ones"), self.units
+            base, ones, u = self.bias_initializer, initializers.get("ones"), self.units
 
             def init(shape, dtype=None, **kwargs):  # forget-gate biases start at 1
-                return T.concat([base((u,), dtype=dtype), ones((u,), dtype=dtype), base((2 * u,), dtype=dtype)], 0)
+                return concat([base((u,), dtype=dtype), ones((u,), dtype=dtype), base((2 * u,), dtype=dtype)], 0)
 
         self._add_bias((self.units * 4,), init)
         self.built = True
@@ -287,20 +269,20 @@ class LSTMCell(_CellBase):
         h_tm1, c_tm1 = states[0], states[1]
         dp, rdp = self._masks(inputs, h_tm1, training)
         if isinstance(dp, list) or isinstance(rdp, list):  # per-gate masks (implementation 1)
-            ks = T.split(self.kernel, 4, axis=1)
-            rks = T.split(self.recurrent_kernel, 4, axis=1)
-            bs = T.split(self.bias, 4, axis=0) if self.bias is not None else None
+            ks = split(self.kernel, 4, axis=1)
+            rks = split(self.recurrent_kernel, 4, axis=1)
+            bs = split(self.bias, 4, axis=0) if self.bias is not None else None
             z = []
             for g in range(4):
-                zg = T.matmul(_masked(inputs, dp, g), ks[g])
+                zg = matmul(_masked(inputs, dp, g), ks[g])
                 if bs is not None:
                     zg = zg + bs[g]
-                z.append(zg + T.matmul(_masked(h_tm1, rdp, g), rks[g]))
+                z.append(zg + matmul(_masked(h_tm1, rdp, g), rks[g]))
         else:
-            zz = T.matmul(_masked(inputs, dp, 0), self.kernel) + T.matmul(h_tm1, self.recurrent_kernel)
+            zz = matmul(_masked(inputs, dp, 0), self.kernel) + matmul(h_tm1, self.recurrent_kernel)
             if self.bias is not None:
                 zz = zz + self.bias
-            z = T.split(zz, 4, axis=1)
+            z = split(zz, 4, axis=1)
         i = self.recurrent_activation(z[0])
         f = self.recurrent_activation(z[1])
         c = f * c_tm1 + i * self.activation(z[2])
@@ -360,40 +342,40 @@ class GRUCell(_CellBase):
             else:
                 input_bias = self.bias
         if isinstance(dp, list):  # per-gate input masks
-            ks = T.split(self.kernel, 3, axis=1)
-            x = [T.matmul(_masked(inputs, dp, g), ks[g]) for g in range(3)]
+            ks = split(self.kernel, 3, axis=1)
+            x = [matmul(_masked(inputs, dp, g), ks[g]) for g in range(3)]
             if input_bias is not None:
-                x = [a + b for a, b in zip(x, T.split(input_bias, 3, axis=0))]
+                x = [a + b for a, b in zip(x, split(input_bias, 3, axis=0))]
         else:
-            mx = T.matmul(_masked(inputs, dp, 0), self.kernel)
+            mx = matmul(_masked(inputs, dp, 0), self.kernel)
             if input_bias is not None:
                 mx = mx + input_bias
-            x = T.split(mx, 3, axis=1)
+            x = split(mx, 3, axis=1)
         rk = self.recurrent_kernel
         hz, hr, hh = (_masked(h_tm1, rdp, g) for g in range(3))
         if self.reset_after:
             if isinstance(rdp, list):
-                rks = T.split(rk, 3, axis=1)
-                inner = [T.matmul(hz, rks[0]), T.matmul(hr, rks[1]), T.matmul(hh, rks[2])]
+                rks = split(rk, 3, axis=1)
+                inner = [matmul(hz, rks[0]), matmul(hr, rks[1]), matmul(hh, rks[2])]
                 if recurrent_bias is not None:
-                    inner = [a + b for a, b in zip(inner, T.split(recurrent_bias, 3, axis=0))]
+                    inner = [a + b for a, b in zip(inner, split(recurrent_bias, 3, axis=0))]
             else:
-                mi = T.matmul(hz, rk)
+                mi = matmul(hz, rk)
                 if recurrent_bias is not None:
                     mi = mi + recurrent_bias
-                inner = T.split(mi, 3, axis=1)
+                inner = split(mi, 3, axis=1)
             z = self.recurrent_activation(x[0] + inner[0])
             r = self.recurrent_activation(x[1] + inner[1])
             rec_h = r * inner[2]
         else:
             rk_zr, rk_h = rk[:, : 2 * u], rk[:, 2 * u:]
             if isinstance(rdp, list):
-                inner = [T.matmul(hz, rk_zr[:, :u]), T.matmul(hr, rk_zr[:, u:])]
+                inner = [matmul(hz, rk_zr[:, :u]), matmul(hr, rk_zr[:, u:])]
             else:
-                inner = T.split(T.matmul(hz, rk_zr), 2, axis=1)
+                inner = split(matmul(hz, rk_zr), 2, axis=1)
             z = self.recurrent_activation(x[0] + inner[0])
             r = self.recurrent_activation(x[1] + inner[1])
-            rec_h = T.matmul(r * hh, rk_h)
+            rec_h = matmul(r * hh, rk_h)
         hh_new = self.activation(x[2] + rec_h)
         h = z * h_tm1 + (1 - z) * hh_new
         return h, ([h] if nested else h)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import copy
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.framework.tensor import convert_to_tensor
+from tensorlet._src.ops.array_ops import concat, reverse, stack, unstack
+from tensorlet._src.ops.math_binary import cast
 from tensorlet._src.keras.engine.base_layer import Layer
 from tensorlet._src.keras.layers.rnn import _call_accepts
 from tensorlet._src.keras.layers.rnn_cells import build_sublayer
@@ -166,12 +168,12 @@ class Bidirectional(Layer):
         if self.return_state:
             states = tuple(y[1:]) + tuple(y_rev[1:])
             y, y_rev = y[0], y_rev[0]
-        y = T.cast(y, self.compute_dtype)
-        y_rev = T.cast(y_rev, self.compute_dtype)
+        y = cast(y, self.compute_dtype)
+        y_rev = cast(y_rev, self.compute_dtype)
         if self.return_sequences:
-            y_rev = T.reverse(y_rev, axis=[1])
+            y_rev = reverse(y_rev, axis=[1])
         if self.merge_mode == "concat":
-            output = T.concat([y, y_rev], axis=-1)
+            output = concat([y, y_rev], axis=-1)
         elif self.merge_mode == "sum":
             output = y + y_rev
         elif self.merge_mode == "ave":
@@ -261,7 +263,7 @@ class TimeDistributed(Wrapper):
         super().build(self._get_child_input_shape(tuple(input_shape)))
 
     def call(self, inputs, training=None, mask=None):
-        inputs = T.convert_to_tensor(inputs)
+        inputs = convert_to_tensor(inputs)
         if mask is not None:
             mshape, ishape = tuple(mask.shape), tuple(inputs.shape)
             if len(mshape) < 2:
@@ -282,12 +284,12 @@ class TimeDistributed(Wrapper):
         if _call_accepts(self.layer.call, "training"):
             kwargs["training"] = training
         pass_mask = mask is not None and _call_accepts(self.layer.call, "mask")
-        xs = T.unstack(inputs, num=steps, axis=1)
-        ms = T.unstack(mask, num=steps, axis=1) if pass_mask else None
+        xs = unstack(inputs, num=steps, axis=1)
+        ms = unstack(mask, num=steps, axis=1) if pass_mask else None
         outputs = []
         for i in range(steps):
             kw = dict(kwargs)
             if pass_mask:
                 kw["mask"] = ms[i]
             outputs.append(self.layer.call(xs[i], **kw))
-        return T.stack(outputs, axis=1)
+        return stack(outputs, axis=1)

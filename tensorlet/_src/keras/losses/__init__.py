@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
-
 from tensorlet._src.keras import _objects
 from tensorlet._src.keras.losses.base import Loss, LossFunctionWrapper, Reduction
 from tensorlet._src.keras.losses.classes import (BinaryCrossentropy, BinaryFocalCrossentropy, CategoricalCrossentropy,
@@ -44,7 +42,7 @@ ALL_OBJECTS_DICT.update({"bce": binary_crossentropy, "BCE": binary_crossentropy,
 @tf_export("keras.losses.serialize")
 def serialize(loss):
     """The Keras 3 config of a loss object or function."""
-    return _objects.serialize_object(loss, "keras.losses")
+    return _objects.serialize_object(loss)
 
 
 @tf_export("keras.losses.deserialize")
@@ -61,14 +59,4 @@ def get(identifier):
     >>> tf.keras.losses.get("mse").__name__
     'mean_squared_error'
     """
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        obj = deserialize(identifier)
-    elif isinstance(identifier, str):
-        obj = ALL_OBJECTS_DICT.get(identifier) or _objects._custom_lookup(identifier, None)
-    else:
-        obj = identifier
-    if callable(obj):
-        return obj() if inspect.isclass(obj) else obj
-    raise ValueError(f"Could not interpret loss identifier: {identifier}")
+    return _objects.get_object(identifier, "loss", ALL_OBJECTS_DICT, deserialize)

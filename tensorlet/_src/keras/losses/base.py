@@ -13,8 +13,15 @@ dtype, weights the values (``sample_weight`` and any Keras mask on ``y_pred``) a
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
-from tensorlet._src.keras import _objects
+from tensorlet._src.framework.tensor import convert_to_tensor
+from tensorlet._src.ops.array_misc import size, where
+from tensorlet._src.ops.array_ops import expand_dims, squeeze
+from tensorlet._src.ops.creation import ones_like, zeros_like
+from tensorlet._src.ops.math_binary import cast, divide_no_nan, logical_and
+from tensorlet._src.ops.reduce import reduce_sum
+from tensorlet._src.keras import backend
+from tensorlet._src.keras.engine.masking import get_keras_mask
+from tensorlet._src.keras.mixed_precision import get as get_policy
 from tensorlet._src.ops.registry import tf_export
 
 _REDUCTIONS = {"sum_over_batch_size", "sum", None, "none", "mean", "mean_with_sample_weight"}
@@ -30,9 +37,9 @@ def standardize_reduction(reduction):
 def to_tensor(x, dtype=None):
     """A tensor of ``x`` (cast to ``dtype`` when given: Keras converts tensors of another dtype by casting)."""
     if not _is_tensor(x):
-        x = T.convert_to_tensor(x)
+        x = convert_to_tensor(x)
     if dtype is not None and x.dtype.name != _name(dtype):
-        x = T.cast(x, dtype)
+        x = cast(x, dtype)
     return x
 
 
@@ -47,24 +54,6 @@ def _is_tensor(x):
     return isinstance(x, (Tensor, Variable))
 
 
-def get_mask(x):
-    try:
-        from tensorlet._src.keras.engine.base_layer import get_keras_mask
-
-        return get_keras_mask(x)
-    except ImportError:
-        return getattr(x, "_keras_mask", None)
-
-
-def set_mask(x, mask):
-    try:
-        from tensorlet._src.keras.engine.base_layer import set_keras_mask
-
-        set_keras_mask(x, mask)
-    except ImportError:
-        pass
-
-
 def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1=True):
     """Squeezes or expands a trailing size-1 dimension so ``x1`` and ``x2`` have the same rank."""
     r1, r2 = len(x1.shape), len(x2.shape)
@@ -72,27 +61,27 @@ def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1=True):
         return x1, x2
     if r1 == r2 + 1 and x1.shape[-1] == 1:
         if r2 == 1 and expand_rank_1:
-            x2 = T.expand_dims(x2, axis=-1)
+            x2 = expand_dims(x2, axis=-1)
         else:
-            x1 = T.squeeze(x1, axis=-1)
+            x1 = squeeze(x1, axis=-1)
     if r2 == r1 + 1 and x2.shape[-1] == 1:
         if r1 == 1 and expand_rank_1:
-            x1 = T.expand_dims(x1, axis=-1)
+            x1 = expand_dims(x1, axis=-1)
         else:
-            x2 = T.squeeze(x2, axis=-1)
+            x2 = squeeze(x2, axis=-1)
     return x1, x2
 
 
 def reduce_values(values, sample_weight=None, reduction="sum_over_batch_size"):
     if reduction is None or reduction == "none" or tuple(values.shape) in ((), (0,)):
         return values
-    loss = T.reduce_sum(values)
+    loss = reduce_sum(values)
     if reduction in ("sum_over_batch_size", "mean", "mean_with_sample_weight"):
         if reduction == "mean_with_sample_weight" and sample_weight is not None:
-            divisor = T.cast(T.reduce_sum(sample_weight), loss.dtype)
+            divisor = cast(reduce_sum(sample_weight), loss.dtype)
         else:
-            divisor = T.cast(T.size(values), loss.dtype)
-        loss = T.math.divide_no_nan(loss, divisor)
+            divisor = cast(size(values), loss.dtype)
+        loss = divide_no_nan(loss, divisor)
     return loss
 
 
@@ -100,15 +89,15 @@ def apply_mask(sample_weight, mask, dtype, reduction):
     if mask is None:
         return sample_weight
     if reduction in ("mean", "sum_over_batch_size"):
-        total = T.cast(T.size(mask), dtype)
-        valid = T.reduce_sum(T.cast(mask, dtype))
-        weight = T.math.divide_no_nan(total, valid)
-        float_mask = T.where(T.cast(mask, "bool"), weight * T.ones_like(T.cast(mask, dtype)),
-                             T.zeros_like(T.cast(mask, dtype)))
+        total = cast(size(mask), dtype)
+        valid = reduce_sum(cast(mask, dtype))
+        weight = divide_no_nan(total, valid)
+        float_mask = where(cast(mask, "bool"), weight * ones_like(cast(mask, dtype)),
+                             zeros_like(cast(mask, dtype)))
     else:
-        float_mask = T.cast(mask, dtype)
+        float_mask = cast(mask, dtype)
     if sample_weight is not None:
-        sample_weight = T.cast(sample_weight, dtype)
+        sample_weight = cast(sample_weight, dtype)
         float_mask, sample_weight = squeeze_or_expand_to_same_rank(float_mask, sample_weight)
         return sample_weight * float_mask
     return float_mask
@@ -124,7 +113,7 @@ def reduce_weighted_values(values, sample_weight=None, mask=None, reduction="sum
         mask = to_tensor(mask, dtype)
     sample_weight = apply_mask(sample_weight, mask, values.dtype, reduction)
     if sample_weight is not None:
-        sample_weight = T.cast(sample_weight, values.dtype)
+        sample_weight = cast(sample_weight, values.dtype)
         values, sample_weight = squeeze_or_expand_to_same_rank(values, sample_weight)
         values = values * sample_weight
     return reduce_values(values, sample_weight, reduction)
@@ -135,12 +124,9 @@ class Loss:
     """Base class of losses: implement ``call(y_true, y_pred)``; ``__call__`` adds weighting and reduction."""
 
     def __init__(self, name=None, reduction="sum_over_batch_size", dtype=None):
-        from tensorlet._src.keras import backend
-        from tensorlet._src.keras.mixed_precision import get as get_policy
-
-        self.name = name or backend.auto_name(_objects.snake(type(self).__name__))
+        self.name = name or backend.auto_name(backend.to_snake_case(type(self).__name__))
         self.reduction = standardize_reduction(reduction)
-        self._dtype_policy = get_policy(dtype or _objects.floatx())
+        self._dtype_policy = get_policy(dtype or backend.floatx())
         self._dtype = self._dtype_policy.compute_dtype
 
     @property
@@ -148,13 +134,13 @@ class Loss:
         return self._dtype
 
     def __call__(self, y_true, y_pred, sample_weight=None):
-        in_mask = get_mask(y_pred)
+        in_mask = get_keras_mask(y_pred)
         y_pred = _map(lambda x: to_tensor(x, self.dtype), y_pred)
         y_true = _map(lambda x: to_tensor(x, self.dtype), y_true)
         losses = self.call(y_true, y_pred)
-        out_mask = get_mask(losses)
+        out_mask = get_keras_mask(losses)
         if in_mask is not None and out_mask is not None:
-            mask = T.logical_and(T.cast(in_mask, "bool"), T.cast(out_mask, "bool"))
+            mask = logical_and(cast(in_mask, "bool"), cast(out_mask, "bool"))
         else:
             mask = in_mask if in_mask is not None else out_mask
         return reduce_weighted_values(losses, sample_weight=sample_weight, mask=mask, reduction=self.reduction,

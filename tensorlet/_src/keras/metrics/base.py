@@ -6,58 +6,31 @@ Metrics hold their state in non-trainable ``tf.Variable``s created under ``tf.in
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.framework.context import init_scope
+from tensorlet._src.framework.tensor import convert_to_tensor, is_tensor
+from tensorlet._src.ops import array_misc
+from tensorlet._src.ops import math_binary
+from tensorlet._src.ops.array_misc import size, where
+from tensorlet._src.ops.array_ops import broadcast_to, expand_dims, squeeze
+from tensorlet._src.ops.creation import zeros, zeros_like
+from tensorlet._src.ops.math_binary import cast, logical_or
+from tensorlet._src.ops.reduce import reduce_mean, reduce_sum
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework.variables import Variable, VariableAggregation, VariableSynchronization
+from tensorlet._src.keras import backend, initializers
+from tensorlet._src.keras.backend import epsilon, floatx, to_snake_case  # noqa: F401  (used by the metric modules)
+from tensorlet._src.keras.engine.masking import get_keras_mask
 from tensorlet._src.ops.registry import tf_export
 
 # ----------------------------------------------------------------------------------------------------------------
 # small shared helpers
 
 
-def floatx():
-    try:
-        from tensorlet._src.keras import backend as _b
-
-        return _b.floatx()
-    except (ImportError, AttributeError):
-        return "float32"
-
-
-def epsilon():
-    try:
-        from tensorlet._src.keras import backend as _b
-
-        return _b.epsilon()
-    except (ImportError, AttributeError):
-        return 1e-7
-
-
-def to_snake_case(name):
-    """Keras's ``to_snake_case``: ``"MeanIoU"`` -> ``"mean_io_u"``, ``"AUC"`` -> ``"auc"``."""
-    name = re.sub(r"\W+", "", name)
-    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
-
-
-_OWN_UIDS: dict = {}
-
-
 def auto_name(class_name):
     """``precision``, ``precision_1``, ... (shares Keras's global name counters with layers)."""
-    prefix = to_snake_case(class_name)
-    try:
-        from tensorlet._src.keras import backend as _b
-
-        return _b.auto_name(prefix)
-    except (ImportError, AttributeError):
-        n = _OWN_UIDS.get(prefix, 0)
-        _OWN_UIDS[prefix] = n + 1
-        return prefix if n == 0 else f"{prefix}_{n}"
+    return backend.auto_name(to_snake_case(class_name))
 
 
 def standardize_dtype(dtype):
@@ -81,12 +54,12 @@ def to_tensor(x, dtype=None):
     """Keras's ``ops.convert_to_tensor(x, dtype)``: data is converted, tensors of another dtype are cast."""
     if isinstance(x, Variable):
         x = x.value()
-    elif not T.is_tensor(x):
+    elif not is_tensor(x):
         if dtype is None:
-            return T.convert_to_tensor(x)
-        x = T.convert_to_tensor(np.asarray(x))
+            return convert_to_tensor(x)
+        x = convert_to_tensor(np.asarray(x))
     if dtype is not None and x.dtype is not _dt.as_dtype(dtype):
-        x = T.cast(x, dtype)
+        x = cast(x, dtype)
     return x
 
 
@@ -101,32 +74,17 @@ def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1=True):
         return x1, x2
     if r1 == r2 + 1 and x1.shape[-1] == 1:
         if r2 == 1 and expand_rank_1:
-            x2 = T.expand_dims(x2, -1)
+            x2 = expand_dims(x2, -1)
         else:
-            x1 = T.squeeze(x1, axis=-1)
+            x1 = squeeze(x1, axis=-1)
     if r2 == r1 + 1 and x2.shape[-1] == 1:
         if r1 == 1 and expand_rank_1:
-            x1 = T.expand_dims(x1, -1)
+            x1 = expand_dims(x1, -1)
         else:
-            x2 = T.squeeze(x2, axis=-1)
+            x2 = squeeze(x2, axis=-1)
     return x1, x2
 
 
-def get_mask(x):
-    """The Keras mask attached to ``x`` by a layer (K1's ``get_keras_mask``), or None."""
-    try:
-        from tensorlet._src.keras.engine.base_layer import get_keras_mask
-    except ImportError:
-        return getattr(x, "_keras_mask", None)
-    return get_keras_mask(x)
-
-
-def set_mask(x, mask):
-    try:
-        from tensorlet._src.keras.engine.base_layer import set_keras_mask
-    except ImportError:
-        return
-    set_keras_mask(x, mask)
 
 
 def apply_mask(sample_weight, mask, dtype, reduction="sum"):
@@ -134,12 +92,12 @@ def apply_mask(sample_weight, mask, dtype, reduction="sum"):
     if mask is None:
         return sample_weight
     if reduction in ("mean", "sum_over_batch_size"):
-        total = T.cast(T.size(mask), dtype)
-        valid = T.reduce_sum(T.cast(mask, dtype))
-        mask_weight = T.math.divide_no_nan(total, valid)
-        float_mask = T.where(T.cast(mask, "bool"), mask_weight, T.zeros_like(mask_weight))
+        total = cast(size(mask), dtype)
+        valid = reduce_sum(cast(mask, dtype))
+        mask_weight = math_binary.divide_no_nan(total, valid)
+        float_mask = where(cast(mask, "bool"), mask_weight, zeros_like(mask_weight))
     else:
-        float_mask = T.cast(mask, dtype)
+        float_mask = cast(mask, dtype)
     if sample_weight is not None:
         sample_weight = to_tensor(sample_weight, dtype)
         float_mask, sample_weight = squeeze_or_expand_to_same_rank(float_mask, sample_weight)
@@ -151,10 +109,10 @@ def broadcast_like(x, like):
     """``broadcast_to(x, shape(like))``; with a static shape when ``like``'s is fully known, otherwise by adding
     zeros of ``like``'s shape (works while tracing with unknown dims)."""
     if like.shape.is_fully_defined():
-        return T.broadcast_to(x, like.shape.as_list())
+        return broadcast_to(x, like.shape.as_list())
     if x.dtype.is_bool:
-        return T.logical_or(x, T.zeros_like(like, dtype="bool"))
-    return x + T.zeros_like(like, dtype=x.dtype)
+        return logical_or(x, zeros_like(like, dtype="bool"))
+    return x + zeros_like(like, dtype=x.dtype)
 
 
 def shape_for_reshape(x):
@@ -162,11 +120,11 @@ def shape_for_reshape(x):
     dims = x.shape.as_list() if x.shape.rank is not None else None
     if dims is not None and dims.count(None) <= 1:
         return [-1 if d is None else d for d in dims]
-    return T.shape(x)
+    return array_misc.shape(x)
 
 
 def divide_no_nan(x, y):
-    return T.math.divide_no_nan(x, y)
+    return math_binary.divide_no_nan(x, y)
 
 
 def _value(v):
@@ -175,17 +133,10 @@ def _value(v):
 
 def _initializer(initializer):
     if initializer is None or initializer == "zeros":
-        return lambda shape, dtype=None: T.zeros(shape, dtype=dtype)
+        return lambda shape, dtype=None: zeros(shape, dtype=dtype)
     if callable(initializer) and not isinstance(initializer, str):
         return initializer
-    try:
-        from tensorlet._src.keras import initializers
-
-        return initializers.get(initializer)
-    except ImportError:
-        if initializer == "ones":
-            return lambda shape, dtype=None: T.ones(shape, dtype=dtype)
-        raise
+    return initializers.get(initializer)
 
 
 _AGGREGATIONS = {"sum": VariableAggregation.SUM, "mean": VariableAggregation.MEAN, "none": VariableAggregation.NONE,
@@ -197,7 +148,7 @@ def make_variable(owner_name, name, shape, initializer, dtype, aggregation="sum"
     init = _initializer(initializer)
     shape = tuple(int(d) for d in shape) if shape is not None else ()
     agg = _AGGREGATIONS.get(aggregation, aggregation) if isinstance(aggregation, str) else aggregation
-    with T.init_scope():
+    with init_scope():
         value = init(shape, dtype=dtype)
         value = to_tensor(value, dtype)
         var = Variable(value, trainable=False, name=name, dtype=dtype,
@@ -276,7 +227,7 @@ class Metric:
     def reset_state(self):
         """Sets every state variable back to zero."""
         for v in self.variables:
-            v.assign(T.zeros(v.shape, dtype=v.dtype))
+            v.assign(zeros(v.shape, dtype=v.dtype))
 
     def update_state(self, *args, **kwargs):
         raise NotImplementedError
@@ -313,7 +264,7 @@ class Metric:
 def reduce_to_samplewise_values(values, sample_weight, reduce_fn, dtype):
     """Casts ``values``, folds masks and ``sample_weight`` in, and reduces everything but the batch axis."""
     dtype = dtype or floatx()
-    mask = get_mask(values)
+    mask = get_keras_mask(values)
     values = to_tensor(values, dtype)
     if sample_weight is not None:
         sample_weight = to_tensor(sample_weight, dtype)
@@ -334,11 +285,11 @@ def reduce_to_samplewise_values(values, sample_weight, reduce_fn, dtype):
 
 
 def _sum(x, axis=None):
-    return T.reduce_sum(x, axis=axis)
+    return reduce_sum(x, axis=axis)
 
 
 def _mean(x, axis=None):
-    return T.reduce_mean(x, axis=axis)
+    return reduce_mean(x, axis=axis)
 
 
 @tf_export("keras.metrics.Sum")
@@ -356,13 +307,13 @@ class Sum(Metric):
 
     def update_state(self, values, sample_weight=None):
         values, _ = reduce_to_samplewise_values(values, sample_weight, _sum, self.dtype)
-        self.total.assign_add(T.reduce_sum(values))
+        self.total.assign_add(reduce_sum(values))
 
     def reset_state(self):
-        self.total.assign(T.zeros((), dtype=self.total.dtype))
+        self.total.assign(zeros((), dtype=self.total.dtype))
 
     def result(self):
-        return T.cast(_value(self.total), self.dtype)
+        return cast(_value(self.total), self.dtype)
 
 
 @tf_export("keras.metrics.Mean")
@@ -381,21 +332,21 @@ class Mean(Metric):
 
     def update_state(self, values, sample_weight=None):
         values, sample_weight = reduce_to_samplewise_values(values, sample_weight, _mean, self.dtype)
-        self.total.assign_add(T.reduce_sum(values))
+        self.total.assign_add(reduce_sum(values))
         if sample_weight is not None:
-            num_samples = T.reduce_sum(sample_weight)
+            num_samples = reduce_sum(sample_weight)
         elif ndim(values) >= 1:
-            num_samples = T.shape(values)[0]
+            num_samples = array_misc.shape(values)[0]
         else:
             num_samples = 1
-        self.count.assign_add(T.cast(num_samples, self.dtype))
+        self.count.assign_add(cast(num_samples, self.dtype))
 
     def reset_state(self):
-        self.total.assign(T.zeros((), dtype=self.total.dtype))
-        self.count.assign(T.zeros((), dtype=self.count.dtype))
+        self.total.assign(zeros((), dtype=self.total.dtype))
+        self.count.assign(zeros((), dtype=self.count.dtype))
 
     def result(self):
-        return divide_no_nan(_value(self.total), T.cast(_value(self.count), self.dtype))
+        return divide_no_nan(_value(self.total), cast(_value(self.count), self.dtype))
 
 
 @tf_export("keras.metrics.MeanMetricWrapper")
@@ -415,7 +366,7 @@ class MeanMetricWrapper(Mean):
             self._direction = "down"
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        mask = get_mask(y_pred)
+        mask = get_keras_mask(y_pred)
         values = self._fn(y_true, y_pred, **self._fn_kwargs)
         sample_weight = apply_mask(sample_weight, mask, self.dtype, "sum")
         return super().update_state(values, sample_weight=sample_weight)

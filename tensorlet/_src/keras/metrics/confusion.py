@@ -12,7 +12,21 @@ import enum
 
 import numpy as np
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.framework.tensor import constant
+from tensorlet._src.ops import array_misc
+from tensorlet._src.ops import scan_sort
+from tensorlet._src.ops.array_misc import one_hot, where
+from tensorlet._src.ops.array_ops import expand_dims, reshape, transpose
+from tensorlet._src.ops.creation import ones_like, zeros, zeros_like
+from tensorlet._src.ops.math_binary import (
+    cast, equal, greater, greater_equal, logical_and, logical_not, maximum, minimum, multiply,
+)
+from tensorlet._src.ops.math_extra import clip_by_value
+from tensorlet._src.ops.math_unary import ceil, log, sigmoid
+from tensorlet._src.ops.nn_activations import relu
+from tensorlet._src.ops.reduce import reduce_max, reduce_mean, reduce_sum
+from tensorlet._src.ops.scan_sort import cumsum
+from tensorlet._src.ops.segment import unsorted_segment_sum
 from tensorlet._src.keras.metrics.base import Metric, _value, broadcast_like, divide_no_nan, epsilon, \
     squeeze_or_expand_to_same_rank, to_tensor
 from tensorlet._src.ops.creation import range as _tf_range
@@ -81,21 +95,21 @@ def is_evenly_distributed_thresholds(thresholds):
 
 def _filter_top_k(x, k):
     """Keeps the top-``k`` values of the last axis and sets the rest to ``NEG_INF``."""
-    _, idx = T.math.top_k(x, k)
-    depth = x.shape[-1] if x.shape[-1] is not None else T.shape(x)[-1]
-    mask = T.reduce_sum(T.one_hot(idx, depth, dtype=x.dtype), axis=-2)
+    _, idx = scan_sort.top_k(x, k)
+    depth = x.shape[-1] if x.shape[-1] is not None else array_misc.shape(x)[-1]
+    mask = reduce_sum(one_hot(idx, depth, dtype=x.dtype), axis=-2)
     return x * mask + NEG_INF * (1 - mask)
 
 
 def _segment_counts(values, buckets, num_thresholds, rows=None):
     """Per-bucket sums of ``values`` (buckets < 0 are dropped); with ``rows``, one histogram per row."""
     if rows is None:
-        return T.math.unsorted_segment_sum(values, buckets, num_thresholds)
+        return unsorted_segment_sum(values, buckets, num_thresholds)
     # (not ``T.range``: caching ``range`` in the lazy module would shadow the builtin there)
-    offsets = T.expand_dims(_tf_range(rows) * num_thresholds, 1)
-    ids = T.where(buckets < 0, -T.ones_like(buckets), buckets + offsets)
-    flat = T.math.unsorted_segment_sum(T.reshape(values, [-1]), T.reshape(ids, [-1]), rows * num_thresholds)
-    return T.reshape(flat, [rows, num_thresholds])
+    offsets = expand_dims(_tf_range(rows) * num_thresholds, 1)
+    ids = where(buckets < 0, -ones_like(buckets), buckets + offsets)
+    flat = unsorted_segment_sum(reshape(values, [-1]), reshape(ids, [-1]), rows * num_thresholds)
+    return reshape(flat, [rows, num_thresholds])
 
 
 def _update_optimized(variables, y_true, y_pred, thresholds, num_thresholds, multi_label, sample_weights,
@@ -103,47 +117,47 @@ def _update_optimized(variables, y_true, y_pred, thresholds, num_thresholds, mul
     if sample_weights is None:
         sample_weights = 1.0
     else:
-        sample_weights = broadcast_like(T.cast(sample_weights, y_pred.dtype), y_pred)
+        sample_weights = broadcast_like(cast(sample_weights, y_pred.dtype), y_pred)
         if not multi_label:
-            sample_weights = T.reshape(sample_weights, [-1])
+            sample_weights = reshape(sample_weights, [-1])
     if label_weights is None:
         label_weights = 1.0
     else:
-        label_weights = broadcast_like(T.expand_dims(label_weights, 0), y_pred)
+        label_weights = broadcast_like(expand_dims(label_weights, 0), y_pred)
         if not multi_label:
-            label_weights = T.reshape(label_weights, [-1])
-    weights = T.cast(T.multiply(sample_weights, label_weights), y_true.dtype)
-    y_pred = T.clip_by_value(y_pred, T.cast(0.0, y_pred.dtype), T.cast(1.0, y_pred.dtype))
-    y_true = T.cast(T.cast(y_true, "bool"), y_true.dtype)
+            label_weights = reshape(label_weights, [-1])
+    weights = cast(multiply(sample_weights, label_weights), y_true.dtype)
+    y_pred = clip_by_value(y_pred, cast(0.0, y_pred.dtype), cast(1.0, y_pred.dtype))
+    y_true = cast(cast(y_true, "bool"), y_true.dtype)
     if not multi_label:
-        y_true = T.reshape(y_true, [-1])
-        y_pred = T.reshape(y_pred, [-1])
+        y_true = reshape(y_true, [-1])
+        y_pred = reshape(y_pred, [-1])
     true_labels = y_true * weights
     false_labels = (1.0 - y_true) * weights
-    buckets = T.math.ceil(y_pred * (T.cast(num_thresholds, y_pred.dtype) - 1)) - 1
+    buckets = ceil(y_pred * (cast(num_thresholds, y_pred.dtype) - 1)) - 1
     if thresholds_with_epsilon:
-        buckets = T.nn.relu(buckets)
-    buckets = T.cast(buckets, "int32")
+        buckets = relu(buckets)
+    buckets = cast(buckets, "int32")
     if multi_label:
-        true_labels = T.transpose(true_labels)
-        false_labels = T.transpose(false_labels)
-        buckets = T.transpose(buckets)
+        true_labels = transpose(true_labels)
+        false_labels = transpose(false_labels)
+        buckets = transpose(buckets)
         rows = y_pred.shape[-1]
-        tp = T.transpose(T.cumsum(_segment_counts(true_labels, buckets, num_thresholds, rows), axis=1, reverse=True))
-        fp = T.transpose(T.cumsum(_segment_counts(false_labels, buckets, num_thresholds, rows), axis=1,
+        tp = transpose(cumsum(_segment_counts(true_labels, buckets, num_thresholds, rows), axis=1, reverse=True))
+        fp = transpose(cumsum(_segment_counts(false_labels, buckets, num_thresholds, rows), axis=1,
                                   reverse=True))
-        total_true = T.reduce_sum(true_labels, axis=1)
-        total_false = T.reduce_sum(false_labels, axis=1)
+        total_true = reduce_sum(true_labels, axis=1)
+        total_false = reduce_sum(false_labels, axis=1)
     else:
-        tp = T.cumsum(_segment_counts(true_labels, buckets, num_thresholds), reverse=True)
-        fp = T.cumsum(_segment_counts(false_labels, buckets, num_thresholds), reverse=True)
-        total_true = T.reduce_sum(true_labels)
-        total_false = T.reduce_sum(false_labels)
+        tp = cumsum(_segment_counts(true_labels, buckets, num_thresholds), reverse=True)
+        fp = cumsum(_segment_counts(false_labels, buckets, num_thresholds), reverse=True)
+        total_true = reduce_sum(true_labels)
+        total_false = reduce_sum(false_labels)
     updates = {ConfusionMatrix.TRUE_POSITIVES: lambda: tp, ConfusionMatrix.FALSE_POSITIVES: lambda: fp,
                ConfusionMatrix.TRUE_NEGATIVES: lambda: total_false - fp,
                ConfusionMatrix.FALSE_NEGATIVES: lambda: total_true - tp}
     for key, var in variables.items():
-        var.assign(var + T.cast(updates[key](), var.dtype))
+        var.assign(var + cast(updates[key](), var.dtype))
 
 
 def update_confusion_matrix_variables(variables, y_true, y_pred, thresholds, top_k=None, class_id=None,
@@ -164,11 +178,11 @@ def update_confusion_matrix_variables(variables, y_true, y_pred, thresholds, top
     thresholds_list = [float(t) for t in _to_list(thresholds)]
     with_epsilon = thresholds_list[0] < 0.0 or thresholds_list[-1] > 1.0
     num_thresholds = len(thresholds_list)
-    thresholds = T.constant(np.asarray(thresholds_list, dtype=dtype.as_numpy_dtype))
+    thresholds = constant(np.asarray(thresholds_list, dtype=dtype.as_numpy_dtype))
 
     y_pred, y_true = squeeze_or_expand_to_same_rank(y_pred, y_true)
     if sample_weight is not None:
-        sample_weight = T.expand_dims(to_tensor(sample_weight, dtype), -1)
+        sample_weight = expand_dims(to_tensor(sample_weight, dtype), -1)
         _, sample_weight = squeeze_or_expand_to_same_rank(y_true, sample_weight, expand_rank_1=False)
     if top_k is not None:
         y_pred = _filter_top_k(y_pred, top_k)
@@ -186,34 +200,34 @@ def update_confusion_matrix_variables(variables, y_true, y_pred, thresholds, top
                                  sample_weight, label_weights, with_epsilon)
 
     if multi_label:  # (T, N, L): thresholds along the first axis, one count per label
-        preds = T.expand_dims(y_pred, 0)
-        labels = T.expand_dims(T.cast(y_true, "bool"), 0)
-        thresh = T.reshape(thresholds, [num_thresholds, 1, 1])
+        preds = expand_dims(y_pred, 0)
+        labels = expand_dims(cast(y_true, "bool"), 0)
+        thresh = reshape(thresholds, [num_thresholds, 1, 1])
     else:  # (T, N * L): everything flattened
-        preds = T.reshape(y_pred, [1, -1])
-        labels = T.reshape(T.cast(y_true, "bool"), [1, -1])
-        thresh = T.reshape(thresholds, [num_thresholds, 1])
-    pred_is_pos = T.greater(preds, thresh)
+        preds = reshape(y_pred, [1, -1])
+        labels = reshape(cast(y_true, "bool"), [1, -1])
+        thresh = reshape(thresholds, [num_thresholds, 1])
+    pred_is_pos = greater(preds, thresh)
     label_is_pos = broadcast_like(labels, pred_is_pos)
     weights = None
     if sample_weight is not None:
-        sw = broadcast_like(T.cast(sample_weight, y_pred.dtype), y_pred)
-        weights = T.expand_dims(sw, 0) if multi_label else T.reshape(sw, [1, -1])
+        sw = broadcast_like(cast(sample_weight, y_pred.dtype), y_pred)
+        weights = expand_dims(sw, 0) if multi_label else reshape(sw, [1, -1])
     if label_weights is not None and not multi_label:
-        lw = T.reshape(broadcast_like(T.expand_dims(label_weights, 0), y_pred), [1, -1])
+        lw = reshape(broadcast_like(expand_dims(label_weights, 0), y_pred), [1, -1])
         weights = lw if weights is None else weights * lw
 
     def add(label, pred, var):
-        both = T.logical_and(label, pred)
+        both = logical_and(label, pred)
         if weights is not None:
-            w = broadcast_like(T.cast(weights, var.dtype), both)
-            result = T.where(both, w, T.zeros_like(w))
+            w = broadcast_like(cast(weights, var.dtype), both)
+            result = where(both, w, zeros_like(w))
         else:
-            result = T.cast(both, var.dtype)
-        var.assign(var + T.reduce_sum(result, axis=1))
+            result = cast(both, var.dtype)
+        var.assign(var + reduce_sum(result, axis=1))
 
-    pred_is_neg = T.logical_not(pred_is_pos)
-    label_is_neg = T.logical_not(label_is_pos)
+    pred_is_neg = logical_not(pred_is_pos)
+    label_is_neg = logical_not(label_is_pos)
     conds = {ConfusionMatrix.TRUE_POSITIVES: (label_is_pos, pred_is_pos),
              ConfusionMatrix.FALSE_NEGATIVES: (label_is_pos, pred_is_neg),
              ConfusionMatrix.FALSE_POSITIVES: (label_is_neg, pred_is_pos),
@@ -318,8 +332,8 @@ class _PrecisionRecallBase(Metric):
 
     def reset_state(self):
         n = len(self.thresholds)
-        self.true_positives.assign(T.zeros((n,)))
-        getattr(self, self._SECOND).assign(T.zeros((n,)))
+        self.true_positives.assign(zeros((n,)))
+        getattr(self, self._SECOND).assign(zeros((n,)))
 
     def get_config(self):
         return {**super().get_config(), "thresholds": self.init_thresholds, "top_k": self.top_k,
@@ -384,14 +398,14 @@ class SensitivitySpecificityBase(Metric):
     def reset_state(self):
         n = len(self.thresholds)
         for v in (self.true_positives, self.false_positives, self.true_negatives, self.false_negatives):
-            v.assign(T.zeros((n,)))
+            v.assign(zeros((n,)))
 
     def get_config(self):
         return {**super().get_config(), "class_id": self.class_id}
 
     def _find_max_under_constraint(self, constrained, dependent):
-        feasible = T.greater_equal(constrained, self.value)
-        return T.maximum(T.reduce_max(T.where(feasible, dependent, T.zeros_like(dependent))), 0.0)
+        feasible = greater_equal(constrained, self.value)
+        return maximum(reduce_max(where(feasible, dependent, zeros_like(dependent))), 0.0)
 
     def _rates(self):
         tp, fp = _value(self.true_positives), _value(self.false_positives)
@@ -542,7 +556,7 @@ class AUC(Metric):
         if not self._built:
             self._build(tuple(y_pred.shape))
         if self._from_logits:
-            y_pred = T.sigmoid(y_pred)
+            y_pred = sigmoid(y_pred)
         update_confusion_matrix_variables(
             {ConfusionMatrix.TRUE_POSITIVES: self.true_positives, ConfusionMatrix.TRUE_NEGATIVES: self.true_negatives,
              ConfusionMatrix.FALSE_POSITIVES: self.false_positives,
@@ -553,11 +567,11 @@ class AUC(Metric):
 
     def _by_label(self, per_threshold):
         if not self.multi_label:
-            return T.reduce_sum(per_threshold)
-        by_label = T.reduce_sum(per_threshold, axis=0)
+            return reduce_sum(per_threshold)
+        by_label = reduce_sum(per_threshold, axis=0)
         if self.label_weights is None:
-            return T.reduce_mean(by_label)
-        return divide_no_nan(T.reduce_sum(by_label * self.label_weights), T.reduce_sum(self.label_weights))
+            return reduce_mean(by_label)
+        return divide_no_nan(reduce_sum(by_label * self.label_weights), reduce_sum(self.label_weights))
 
     def interpolate_pr_auc(self):
         """PR-AUC interpolating TP and P linearly between thresholds (Davis & Goadrich 2006)."""
@@ -566,12 +580,12 @@ class AUC(Metric):
         dtp = tp[: n - 1] - tp[1:]
         p = tp + fp
         dp = p[: n - 1] - p[1:]
-        prec_slope = divide_no_nan(dtp, T.maximum(dp, 0.0))
+        prec_slope = divide_no_nan(dtp, maximum(dp, 0.0))
         intercept = tp[1:] - prec_slope * p[1:]
-        safe_p_ratio = T.where(T.logical_and(p[: n - 1] > 0, p[1:] > 0),
-                               divide_no_nan(p[: n - 1], T.maximum(p[1:], 0.0)), T.ones_like(p[1:]))
-        increment = divide_no_nan(prec_slope * (dtp + intercept * T.math.log(safe_p_ratio)),
-                                  T.maximum(tp[1:] + fn[1:], 0.0))
+        safe_p_ratio = where(logical_and(p[: n - 1] > 0, p[1:] > 0),
+                               divide_no_nan(p[: n - 1], maximum(p[1:], 0.0)), ones_like(p[1:]))
+        increment = divide_no_nan(prec_slope * (dtp + intercept * log(safe_p_ratio)),
+                                  maximum(tp[1:] + fn[1:], 0.0))
         return self._by_label(increment)
 
     def result(self):
@@ -589,23 +603,23 @@ class AUC(Metric):
             scale = divide_no_nan(tp + fn, tn + fp)
             recall_gain = 1.0 - scale * divide_no_nan(fn, tp)
             precision_gain = 1.0 - scale * divide_no_nan(fp, tp)
-            zero = T.equal(tp, 0.0)
-            recall_gain = T.maximum(T.where(zero, T.zeros_like(tp), recall_gain), 0.0)
-            precision_gain = T.where(zero, T.ones_like(tp), precision_gain)
+            zero = equal(tp, 0.0)
+            recall_gain = maximum(where(zero, zeros_like(tp), recall_gain), 0.0)
+            precision_gain = where(zero, ones_like(tp), precision_gain)
             x, y = recall_gain, precision_gain
         if self.summation_method == AUCSummationMethod.INTERPOLATION:
             heights = (y[: n - 1] + y[1:]) / 2.0
         elif self.summation_method == AUCSummationMethod.MINORING:
-            heights = T.minimum(y[: n - 1], y[1:])
+            heights = minimum(y[: n - 1], y[1:])
         else:
-            heights = T.maximum(y[: n - 1], y[1:])
+            heights = maximum(y[: n - 1], y[1:])
         return self._by_label((x[: n - 1] - x[1:]) * heights)
 
     def reset_state(self):
         if self._built:
             shape = (self.num_thresholds, self._num_labels) if self.multi_label else (self.num_thresholds,)
             for v in (self.true_positives, self.false_positives, self.true_negatives, self.false_negatives):
-                v.assign(T.zeros(shape))
+                v.assign(zeros(shape))
 
     def get_config(self):
         lw = self.label_weights

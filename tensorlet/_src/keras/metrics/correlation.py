@@ -3,7 +3,8 @@ including its use of ``y_pred``'s mean in the concordance covariance term)."""
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.ops.math_unary import square
+from tensorlet._src.ops.reduce import reduce_mean, reduce_std, reduce_variance
 from tensorlet._src.keras.metrics.base import MeanMetricWrapper, epsilon, squeeze_or_expand_to_same_rank, to_tensor
 from tensorlet._src.ops.registry import tf_export
 
@@ -18,24 +19,24 @@ def _pair(y_true, y_pred):
 def pearson_correlation(y_true, y_pred, axis=-1):
     """Pearson correlation of ``y_true`` and ``y_pred`` along ``axis``."""
     y_true, y_pred = _pair(y_true, y_pred)
-    t = y_true - T.reduce_mean(y_true, axis=axis, keepdims=True)
-    p = y_pred - T.reduce_mean(y_pred, axis=axis, keepdims=True)
-    t = t / T.math.reduce_std(t, axis=axis, keepdims=True)
-    p = p / T.math.reduce_std(p, axis=axis, keepdims=True)
-    return T.reduce_mean(t * p, axis=axis)
+    t = y_true - reduce_mean(y_true, axis=axis, keepdims=True)
+    p = y_pred - reduce_mean(y_pred, axis=axis, keepdims=True)
+    t = t / reduce_std(t, axis=axis, keepdims=True)
+    p = p / reduce_std(p, axis=axis, keepdims=True)
+    return reduce_mean(t * p, axis=axis)
 
 
 @tf_export("keras.metrics.concordance_correlation")
 def concordance_correlation(y_true, y_pred, axis=-1):
     """Lin's concordance correlation coefficient along ``axis``."""
     y_true, y_pred = _pair(y_true, y_pred)
-    t_mean = T.reduce_mean(y_true, axis=axis, keepdims=True)
-    p_mean = T.reduce_mean(y_pred, axis=axis, keepdims=True)
-    t_var = T.math.reduce_variance(y_true - t_mean, axis=axis, keepdims=True)
-    p_var = T.math.reduce_variance(y_pred - p_mean, axis=axis, keepdims=True)
+    t_mean = reduce_mean(y_true, axis=axis, keepdims=True)
+    p_mean = reduce_mean(y_pred, axis=axis, keepdims=True)
+    t_var = reduce_variance(y_true - t_mean, axis=axis, keepdims=True)
+    p_var = reduce_variance(y_pred - p_mean, axis=axis, keepdims=True)
     covar = (y_true - p_mean) * (y_pred - p_mean)
-    norm = t_var + p_var + T.square(t_mean - p_mean)
-    return T.reduce_mean(2 * covar / (norm + epsilon()), axis=axis)
+    norm = t_var + p_var + square(t_mean - p_mean)
+    return reduce_mean(2 * covar / (norm + epsilon()), axis=axis)
 
 
 @tf_export("keras.metrics.PearsonCorrelation")

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.ops import math_unary
+from tensorlet._src.ops.array_ops import expand_dims
+from tensorlet._src.ops.creation import zeros
+from tensorlet._src.ops.math_binary import cast, logical_and
+from tensorlet._src.ops.reduce import reduce_max, reduce_mean, reduce_sum
 from tensorlet._src.keras.metrics.base import Metric, _value, epsilon, to_tensor
 from tensorlet._src.ops.registry import tf_export
 
@@ -59,19 +63,19 @@ class FBetaScore(Metric):
         if not self._built:
             self._build(tuple(y_true.shape), tuple(y_pred.shape))
         if self.threshold is None:
-            top = T.reduce_max(y_pred, axis=-1, keepdims=True)
-            y_pred = T.logical_and(y_pred >= top, T.abs(y_pred) > 1e-9)
+            top = reduce_max(y_pred, axis=-1, keepdims=True)
+            y_pred = logical_and(y_pred >= top, math_unary.abs(y_pred) > 1e-9)
         else:
             y_pred = y_pred > self.threshold
-        y_pred = T.cast(y_pred, self.dtype)
-        y_true = T.cast(y_true, self.dtype)
+        y_pred = cast(y_pred, self.dtype)
+        y_true = cast(y_true, self.dtype)
         if sample_weight is not None:
             sample_weight = to_tensor(sample_weight, self.dtype)
 
         def weighted_sum(val):
             if sample_weight is not None:
-                val = val * T.expand_dims(sample_weight, 1)
-            return T.reduce_sum(val, axis=self.axis)
+                val = val * expand_dims(sample_weight, 1)
+            return reduce_sum(val, axis=self.axis)
 
         self.true_positives.assign(self.true_positives + weighted_sum(y_pred * y_true))
         self.false_positives.assign(self.false_positives + weighted_sum(y_pred * (1 - y_true)))
@@ -87,14 +91,14 @@ class FBetaScore(Metric):
         f = precision * recall / (b2 * precision + recall + eps) * (1 + b2)
         if self.average == "weighted":
             w = _value(self.intermediate_weights)
-            f = T.reduce_sum(f * (w / (T.reduce_sum(w) + eps)))
+            f = reduce_sum(f * (w / (reduce_sum(w) + eps)))
         elif self.average is not None:
-            f = T.reduce_mean(f)
+            f = reduce_mean(f)
         return f
 
     def reset_state(self):
         for v in self.variables:
-            v.assign(T.zeros(v.shape, dtype=v.dtype))
+            v.assign(zeros(v.shape, dtype=v.dtype))
 
     def get_config(self):
         return {**super().get_config(), "average": self.average, "beta": self.beta, "threshold": self.threshold}

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import warnings
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.framework.tensor import constant
+from tensorlet._src.ops.array_misc import where
+from tensorlet._src.ops.array_ops import reshape, stack
+from tensorlet._src.ops.creation import ones_like, zeros, zeros_like
+from tensorlet._src.ops.gather_scatter import gather, scatter_nd
+from tensorlet._src.ops.linalg import diag_part
+from tensorlet._src.ops.math_binary import cast, greater, logical_and, not_equal
+from tensorlet._src.ops.reduce import argmax, reduce_sum
 from tensorlet._src.keras.metrics.base import Metric, _value, broadcast_like, epsilon, squeeze_or_expand_to_same_rank, \
     to_tensor
 from tensorlet._src.ops.registry import tf_export
@@ -17,10 +24,10 @@ def confusion_matrix(labels, predictions, num_classes, weights=None, dtype="int3
     labels = to_tensor(labels, dtype)
     predictions = to_tensor(predictions, dtype)
     labels, predictions = squeeze_or_expand_to_same_rank(labels, predictions)
-    values = T.ones_like(predictions) if weights is None else to_tensor(weights, dtype)
-    indices = T.cast(T.stack([labels, predictions], axis=1), "int64")
+    values = ones_like(predictions) if weights is None else to_tensor(weights, dtype)
+    indices = cast(stack([labels, predictions], axis=1), "int64")
     n = int(num_classes)
-    return T.scatter_nd(indices, T.cast(values, dtype), [n, n])
+    return scatter_nd(indices, cast(values, dtype), [n, n])
 
 
 class _IoUBase(Metric):
@@ -38,15 +45,15 @@ class _IoUBase(Metric):
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         if not self.sparse_y_true:
-            y_true = T.argmax(to_tensor(y_true), axis=self.axis)
+            y_true = argmax(to_tensor(y_true), axis=self.axis)
         if not self.sparse_y_pred:
-            y_pred = T.argmax(to_tensor(y_pred), axis=self.axis)
+            y_pred = argmax(to_tensor(y_pred), axis=self.axis)
         y_true = to_tensor(y_true, self.dtype)
         y_pred = to_tensor(y_pred, self.dtype)
         if y_pred.shape.rank > 1:
-            y_pred = T.reshape(y_pred, [-1])
+            y_pred = reshape(y_pred, [-1])
         if y_true.shape.rank > 1:
-            y_true = T.reshape(y_true, [-1])
+            y_true = reshape(y_true, [-1])
         if sample_weight is None:
             sample_weight = 1
         elif "float" in str(getattr(sample_weight, "dtype", "")) and "int" in self.dtype:
@@ -54,21 +61,21 @@ class _IoUBase(Metric):
                           "weight due to type casting Consider using integer weights.", stacklevel=2)
         sample_weight = to_tensor(sample_weight, self.dtype)
         if sample_weight.shape.rank > 1:
-            sample_weight = T.reshape(sample_weight, [-1])
+            sample_weight = reshape(sample_weight, [-1])
         sample_weight = broadcast_like(sample_weight, y_true)
-        num_cls = T.cast(self.num_classes, y_true.dtype)
-        in_bounds = T.logical_and(T.logical_and(y_true >= 0, y_true < num_cls),
-                                  T.logical_and(y_pred >= 0, y_pred < num_cls))
+        num_cls = cast(self.num_classes, y_true.dtype)
+        in_bounds = logical_and(logical_and(y_true >= 0, y_true < num_cls),
+                                  logical_and(y_pred >= 0, y_pred < num_cls))
         if self.ignore_class is not None:
-            in_bounds = T.logical_and(in_bounds, T.not_equal(y_true, T.cast(self.ignore_class, y_true.dtype)))
-        y_true = T.where(in_bounds, y_true, T.zeros_like(y_true))
-        y_pred = T.where(in_bounds, y_pred, T.zeros_like(y_pred))
-        sample_weight = T.where(in_bounds, sample_weight, T.zeros_like(sample_weight))
+            in_bounds = logical_and(in_bounds, not_equal(y_true, cast(self.ignore_class, y_true.dtype)))
+        y_true = where(in_bounds, y_true, zeros_like(y_true))
+        y_pred = where(in_bounds, y_pred, zeros_like(y_pred))
+        sample_weight = where(in_bounds, sample_weight, zeros_like(sample_weight))
         current = confusion_matrix(y_true, y_pred, self.num_classes, weights=sample_weight, dtype=self.dtype)
         return self.total_cm.assign(self.total_cm + current)
 
     def reset_state(self):
-        self.total_cm.assign(T.zeros(self.total_cm.shape, dtype=self.total_cm.dtype))
+        self.total_cm.assign(zeros(self.total_cm.shape, dtype=self.total_cm.dtype))
 
 
 @tf_export("keras.metrics.IoU")
@@ -90,18 +97,18 @@ class IoU(_IoUBase):
 
     def result(self):
         cm = _value(self.total_cm)
-        sum_over_row = T.cast(T.reduce_sum(cm, axis=0), self.dtype)
-        sum_over_col = T.cast(T.reduce_sum(cm, axis=1), self.dtype)
-        true_positives = T.cast(T.linalg.diag_part(cm), self.dtype)
+        sum_over_row = cast(reduce_sum(cm, axis=0), self.dtype)
+        sum_over_col = cast(reduce_sum(cm, axis=1), self.dtype)
+        true_positives = cast(diag_part(cm), self.dtype)
         denominator = sum_over_row + sum_over_col - true_positives
-        ids = T.constant(self.target_class_ids, dtype="int32")
-        true_positives = T.cast(T.gather(true_positives, ids), "float32")
-        denominator = T.cast(T.gather(denominator, ids), "float32")
-        valid = T.cast(T.greater(denominator, 1e-9), "float32")
-        num_valid = T.reduce_sum(valid)
+        ids = constant(self.target_class_ids, dtype="int32")
+        true_positives = cast(gather(true_positives, ids), "float32")
+        denominator = cast(gather(denominator, ids), "float32")
+        valid = cast(greater(denominator, 1e-9), "float32")
+        num_valid = reduce_sum(valid)
         iou = true_positives / (denominator + epsilon())
-        iou = T.where(T.cast(valid, "bool"), iou, T.zeros_like(iou))
-        return T.reduce_sum(iou, axis=self.axis) / (num_valid + epsilon())
+        iou = where(cast(valid, "bool"), iou, zeros_like(iou))
+        return reduce_sum(iou, axis=self.axis) / (num_valid + epsilon())
 
     def get_config(self):
         config = {"num_classes": self.num_classes, "target_class_ids": self.target_class_ids,
@@ -121,7 +128,7 @@ class BinaryIoU(IoU):
     def update_state(self, y_true, y_pred, sample_weight=None):
         y_true = to_tensor(y_true, self.dtype)
         y_pred = to_tensor(y_pred, "float32")
-        y_pred = T.cast(y_pred >= self.threshold, self.dtype)
+        y_pred = cast(y_pred >= self.threshold, self.dtype)
         return super().update_state(y_true, y_pred, sample_weight)
 
     def get_config(self):

@@ -8,8 +8,6 @@ exists (same object, as in Keras).
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import inspect
 
 from tensorlet._src.keras.metrics import accuracy as _acc
@@ -21,6 +19,9 @@ from tensorlet._src.keras.metrics import iou as _iou
 from tensorlet._src.keras.metrics import probabilistic as _prob
 from tensorlet._src.keras.metrics import regression as _reg
 from tensorlet._src.ops.registry import export_value, tf_export
+from tensorlet._src.keras import _objects
+from tensorlet._src.keras import losses as _losses
+from tensorlet._src.keras.saving.serialization import deserialize_keras_object, serialize_keras_object
 
 ALL_OBJECTS = [
     _base.Metric, _base.Mean, _base.Sum, _base.MeanMetricWrapper,
@@ -65,23 +66,16 @@ _LOSS_ALIASES = {  # public keras.metrics name -> canonical keras.losses functio
     "MAE": "mean_absolute_error", "mae": "mean_absolute_error", "MAPE": "mean_absolute_percentage_error",
     "mape": "mean_absolute_percentage_error", "MSE": "mean_squared_error", "mse": "mean_squared_error",
     "MSLE": "mean_squared_logarithmic_error", "msle": "mean_squared_logarithmic_error",
+    # Keras 3's own names (``keras.metrics.mean_squared_error``, ...; tf.keras has only the short ones)
+    "kl_divergence": "kl_divergence", "log_cosh": "log_cosh", "mean_absolute_error": "mean_absolute_error",
+    "mean_absolute_percentage_error": "mean_absolute_percentage_error", "mean_squared_error": "mean_squared_error",
+    "mean_squared_logarithmic_error": "mean_squared_logarithmic_error",
 }
 _LOSSES_MODULE = "tensorlet._src.keras.losses"
 
 
-def _losses_module():
-    try:
-        if importlib.util.find_spec(_LOSSES_MODULE) is None:
-            return None
-        return importlib.import_module(_LOSSES_MODULE)
-    except ImportError:
-        return None
-
-
 def _export_loss_aliases():
-    mod = _losses_module()
-    if mod is None:
-        return
+    mod = _losses
     for public, canonical in _LOSS_ALIASES.items():
         obj = getattr(mod, canonical, None)
         if obj is None:
@@ -98,12 +92,7 @@ _export_loss_aliases()
 def _loss_function(name):
     """A keras.losses function by its metrics-side name (``"mse"``, ``"binary_crossentropy"``), or None."""
     canonical = _LOSS_ALIASES.get(name, name)
-    mod = _losses_module()
-    obj = getattr(mod, canonical, None) if mod is not None else None
-    if obj is None:  # the losses module is not there: the metrics' own per-sample function
-        from tensorlet._src.keras.metrics import functions as F
-
-        obj = getattr(F, canonical, None)
+    obj = getattr(_losses, canonical, None)
     return obj if callable(obj) and not inspect.isclass(obj) else None
 
 
@@ -113,8 +102,6 @@ def _loss_function(name):
 @tf_export("keras.metrics.serialize")
 def serialize(metric):
     """The Keras 3 config dict of a metric (or the function reference of a metric function)."""
-    from tensorlet._src.keras.saving.serialization import serialize_keras_object
-
     return serialize_keras_object(metric)
 
 
@@ -127,8 +114,6 @@ def _module_objects():
 @tf_export("keras.metrics.deserialize")
 def deserialize(config, custom_objects=None):
     """Rebuilds a metric from ``serialize``'s dict (or a metric function from its name)."""
-    from tensorlet._src.keras.saving.serialization import deserialize_keras_object
-
     return deserialize_keras_object(config, module_objects=_module_objects(), custom_objects=custom_objects)
 
 
@@ -139,30 +124,12 @@ def get(identifier):
     >>> tf.keras.metrics.get("mse")
     <MeanSquaredError name=mean_squared_error>
     """
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        obj = deserialize(identifier)
-    elif isinstance(identifier, str):
-        obj = ALL_OBJECTS_DICT.get(identifier)
-    else:
-        obj = identifier
-    if callable(obj):
-        if inspect.isclass(obj):
-            obj = obj()
-        return obj
-    raise ValueError(f"Could not interpret metric identifier: {identifier}")
+    return _objects.get_object(identifier, "metric", ALL_OBJECTS_DICT, deserialize, by_name=ALL_OBJECTS_DICT.get)
 
 
 def serialize_fn(fn):
     """Config of a wrapped metric function (MeanMetricWrapper's ``fn``)."""
-    try:
-        from tensorlet._src.keras.saving.serialization import serialize_keras_object
-
-        return serialize_keras_object(fn)
-    except ImportError:
-        return {"module": getattr(fn, "__module__", None), "class_name": "function",
-                "config": getattr(fn, "__name__", str(fn)), "registered_name": "function"}
+    return serialize_keras_object(fn)
 
 
 def deserialize_fn(config):
@@ -177,8 +144,6 @@ def deserialize_fn(config):
         obj = _FUNCTIONS.get(config) or _loss_function(config)
         if obj is not None:
             return obj
-    from tensorlet._src.keras.saving.serialization import deserialize_keras_object
-
     return deserialize_keras_object(config, module_objects=_module_objects())
 
 

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import warnings
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.framework.context import executing_eagerly
+from tensorlet._src.ops.array_misc import size, where
+from tensorlet._src.ops.array_ops import expand_dims
+from tensorlet._src.ops.creation import zeros_like
+from tensorlet._src.ops.math_binary import cast
+from tensorlet._src.ops.math_unary import is_inf, sqrt, square
+from tensorlet._src.ops.reduce import reduce_mean, reduce_sum
 from tensorlet._src.keras.metrics import functions as F
 from tensorlet._src.keras.metrics.base import Mean, MeanMetricWrapper, Metric, _value, broadcast_like, \
     squeeze_or_expand_to_same_rank, to_tensor
@@ -117,10 +123,10 @@ class RootMeanSquaredError(Mean):
         y_true = to_tensor(y_true, self.dtype)
         y_pred = to_tensor(y_pred, self.dtype)
         y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
-        return super().update_state(T.square(y_pred - y_true), sample_weight=sample_weight)
+        return super().update_state(square(y_pred - y_true), sample_weight=sample_weight)
 
     def result(self):
-        return T.sqrt(super().result())
+        return sqrt(super().result())
 
 
 @tf_export("keras.metrics.R2Score")
@@ -170,31 +176,31 @@ class R2Score(Metric):
             self._build(tuple(y_true.shape), tuple(y_pred.shape))
         sample_weight = to_tensor(1 if sample_weight is None else sample_weight, self.dtype)
         if sample_weight.shape.rank == 1:
-            sample_weight = T.expand_dims(sample_weight, axis=1)
+            sample_weight = expand_dims(sample_weight, axis=1)
         sample_weight = broadcast_like(sample_weight, y_true)
         weighted = y_true * sample_weight
-        self.sum.assign(self.sum + T.reduce_sum(weighted, axis=0))
-        self.squared_sum.assign(self.squared_sum + T.reduce_sum(y_true * weighted, axis=0))
-        self.total_mse.assign(self.total_mse + T.reduce_sum(T.square(y_true - y_pred) * sample_weight, axis=0))
-        self.count.assign(self.count + T.reduce_sum(sample_weight, axis=0))
-        self.num_samples.assign(self.num_samples + T.cast(T.size(y_true), self.num_samples.dtype))
+        self.sum.assign(self.sum + reduce_sum(weighted, axis=0))
+        self.squared_sum.assign(self.squared_sum + reduce_sum(y_true * weighted, axis=0))
+        self.total_mse.assign(self.total_mse + reduce_sum(square(y_true - y_pred) * sample_weight, axis=0))
+        self.count.assign(self.count + reduce_sum(sample_weight, axis=0))
+        self.num_samples.assign(self.num_samples + cast(size(y_true), self.num_samples.dtype))
 
     def result(self):
         s, c = _value(self.sum), _value(self.count)
         mean = s / c
         total = _value(self.squared_sum) - s * mean
         raw = 1 - _value(self.total_mse) / total
-        raw = T.where(T.math.is_inf(raw), T.zeros_like(raw), raw)
+        raw = where(is_inf(raw), zeros_like(raw), raw)
         if self.class_aggregation == "uniform_average":
-            r2 = T.reduce_mean(raw)
+            r2 = reduce_mean(raw)
         elif self.class_aggregation == "variance_weighted_average":
-            r2 = T.reduce_sum(total * raw) / T.reduce_sum(total)
+            r2 = reduce_sum(total * raw) / reduce_sum(total)
         else:
             r2 = raw
         if self.num_regressors != 0:
-            n = T.cast(_value(self.num_samples), "float32")
+            n = cast(_value(self.num_samples), "float32")
             p = float(self.num_regressors)
-            if T.executing_eagerly():
+            if executing_eagerly():
                 nv = float(n.numpy())
                 if p > nv - 1:
                     warnings.warn("More independent predictors than datapoints in adjusted R2 score. Falling back "
@@ -202,8 +208,8 @@ class R2Score(Metric):
                 elif p == nv - 1:
                     warnings.warn("Division by zero in Adjusted R2 score. Falling back to standard R2 score.",
                                   stacklevel=2)
-            adjusted = 1.0 - (1.0 - T.cast(r2, "float32")) * (n - 1.0) / (n - p - 1.0)
-            r2 = T.where(p < n - 1.0, T.cast(adjusted, r2.dtype), r2)
+            adjusted = 1.0 - (1.0 - cast(r2, "float32")) * (n - 1.0) / (n - p - 1.0)
+            r2 = where(p < n - 1.0, cast(adjusted, r2.dtype), r2)
         return r2
 
     def get_config(self):

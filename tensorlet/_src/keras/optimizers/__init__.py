@@ -10,6 +10,7 @@ from tensorlet._src.keras.optimizers.loss_scale_optimizer import LossScaleOptimi
 from tensorlet._src.keras.optimizers.rmsprop import Adadelta, Adagrad, RMSprop
 from tensorlet._src.keras.optimizers.sgd import SGD
 from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.keras.optimizers.legacy import Optimizer as LegacyOptimizer
 
 __all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "Ftrl", "Lion", "LossScaleOptimizer", "Nadam",
            "Optimizer", "RMSprop", "SGD", "deserialize", "get", "serialize"]
@@ -21,7 +22,7 @@ ALL_OBJECTS_DICT = {c.__name__.lower(): c for c in ALL_OBJECTS}
 @tf_export("keras.optimizers.serialize")
 def serialize(optimizer):
     """The Keras 3 config dict of an optimizer."""
-    return _objects.serialize_object(optimizer, "keras.optimizers")
+    return _objects.serialize_object(optimizer)
 
 
 @tf_export("keras.optimizers.deserialize")
@@ -40,21 +41,12 @@ def get(identifier):
     >>> tf.keras.optimizers.get("sgd").name
     'sgd'
     """
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        obj = deserialize(identifier)
-    elif isinstance(identifier, str):
-        try:
-            obj = deserialize({"class_name": identifier, "config": {}})
-        except (TypeError, ValueError):
-            obj = None
-    else:
-        obj = identifier
+    return _objects.get_object(identifier, "optimizer", ALL_OBJECTS_DICT, deserialize, by_name=_by_name,
+                               instantiate=False, accept=lambda obj: isinstance(obj, (Optimizer, LegacyOptimizer)))
+
+
+def _by_name(name):
     try:
-        from tensorlet._src.keras.optimizers.legacy import Optimizer as LegacyOptimizer
-    except ImportError:
-        LegacyOptimizer = Optimizer
-    if isinstance(obj, (Optimizer, LegacyOptimizer)):
-        return obj
-    raise ValueError(f"Could not interpret optimizer identifier: {identifier}")
+        return deserialize({"class_name": name, "config": {}})
+    except (TypeError, ValueError):
+        return None

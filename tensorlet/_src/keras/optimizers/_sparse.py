@@ -7,8 +7,14 @@ Everything else is the plain tensor op, so update steps written with these run d
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
-from tensorlet._src.framework.indexed_slices import IndexedSlices
+from tensorlet._src.ops import math_binary
+from tensorlet._src.ops import math_unary
+from tensorlet._src.ops.array_ops import expand_dims
+from tensorlet._src.ops.gather_scatter import (
+    gather, tensor_scatter_nd_add, tensor_scatter_nd_sub, tensor_scatter_nd_update,
+)
+from tensorlet._src.ops.math_binary import subtract
+from tensorlet._src.ops.indexed_slices import IndexedSlices
 
 
 def is_sparse(x):
@@ -41,8 +47,8 @@ def _scalar(x):
 
 def cast(x, dtype):
     if isinstance(x, IndexedSlices):
-        return _with(x, T.cast(x.values, dtype)) if x.values.dtype != dtype else x
-    return T.cast(x, dtype)
+        return _with(x, math_binary.cast(x.values, dtype)) if x.values.dtype != dtype else x
+    return math_binary.cast(x, dtype)
 
 
 def unary(fn, x):
@@ -50,23 +56,23 @@ def unary(fn, x):
 
 
 def square(x):
-    return unary(T.square, x)
+    return unary(math_unary.square, x)
 
 
 def sqrt(x):
-    return unary(T.sqrt, x)
+    return unary(math_unary.sqrt, x)
 
 
 def sign(x):
-    return unary(T.sign, x)
+    return unary(math_unary.sign, x)
 
 
 def abs(x):  # noqa: A001
-    return unary(T.abs, x)
+    return unary(math_unary.abs, x)
 
 
 def negative(x):
-    return unary(T.negative, x)
+    return unary(math_unary.negative, x)
 
 
 def _union(op, x1, x2):
@@ -76,15 +82,15 @@ def _union(op, x1, x2):
 
 
 def add(x1, x2):
-    return _union(T.add, x1, x2)
+    return _union(math_binary.add, x1, x2)
 
 
 def sub(x1, x2):
-    return _union(T.subtract, x1, x2)
+    return _union(subtract, x1, x2)
 
 
 def maximum(x1, x2):
-    return T.maximum(dense(x1), dense(x2))
+    return math_binary.maximum(dense(x1), dense(x2))
 
 
 def mul(x1, x2):
@@ -94,9 +100,9 @@ def mul(x1, x2):
             return _with(x1, x1.values * x2.values)
         return dense(x1) * dense(x2)
     if s1:
-        return _with(x1, x1.values * (x2 if _scalar(x2) else T.gather(x2, x1.indices)))
+        return _with(x1, x1.values * (x2 if _scalar(x2) else gather(x2, x1.indices)))
     if s2:
-        return _with(x2, (x1 if _scalar(x1) else T.gather(x1, x2.indices)) * x2.values)
+        return _with(x2, (x1 if _scalar(x1) else gather(x1, x2.indices)) * x2.values)
     return x1 * x2
 
 
@@ -104,15 +110,15 @@ def div(x1, x2):
     if isinstance(x2, IndexedSlices):
         return dense(x1) / dense(x2)
     if isinstance(x1, IndexedSlices):
-        return _with(x1, x1.values / (x2 if _scalar(x2) else T.gather(x2, x1.indices)))
+        return _with(x1, x1.values / (x2 if _scalar(x2) else gather(x2, x1.indices)))
     return x1 / x2
 
 
 def scatter(variable, slices, mode):
     """``variable[indices] (=|+=|-=) values`` for IndexedSlices (duplicates applied in order), as TF's scatter ops."""
-    idx = T.expand_dims(T.cast(slices.indices, "int64"), -1)
-    values = T.cast(slices.values, variable.dtype)
+    idx = expand_dims(math_binary.cast(slices.indices, "int64"), -1)
+    values = math_binary.cast(slices.values, variable.dtype)
     current = variable.value() if hasattr(variable, "value") else variable
-    fn = {"update": T.tensor_scatter_nd_update, "add": T.tensor_scatter_nd_add,
-          "sub": T.tensor_scatter_nd_sub}[mode]
+    fn = {"update": tensor_scatter_nd_update, "add": tensor_scatter_nd_add,
+          "sub": tensor_scatter_nd_sub}[mode]
     variable.assign(fn(current, idx, values))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
-from tensorlet._src.keras import _objects
+from tensorlet._src.ops import math_binary
+from tensorlet._src.ops.math_binary import cast, maximum
+from tensorlet._src.ops.math_unary import sqrt
+from tensorlet._src.keras import backend
 from tensorlet._src.keras.optimizers import _sparse as S
 from tensorlet._src.keras.optimizers.base import Optimizer, keras_variable
 from tensorlet._src.ops.registry import tf_export
@@ -44,21 +46,21 @@ class Adam(Optimizer):
 
     def update_step(self, gradient, variable, learning_rate):
         dt = variable.dtype
-        lr = T.cast(learning_rate, dt)
+        lr = cast(learning_rate, dt)
         gradient = S.cast(gradient, dt)
-        step = T.cast(self.iterations + 1, dt)
-        b1_power = T.pow(T.cast(self.beta_1, dt), step)
-        b2_power = T.pow(T.cast(self.beta_2, dt), step)
+        step = cast(self.iterations + 1, dt)
+        b1_power = math_binary.pow(cast(self.beta_1, dt), step)
+        b2_power = math_binary.pow(cast(self.beta_2, dt), step)
         i = self._get_variable_index(variable)
         m, v = self._momentums[i], self._velocities[i]
-        alpha = lr * T.sqrt(1 - b2_power) / (1 - b1_power)
+        alpha = lr * sqrt(1 - b2_power) / (1 - b1_power)
         self.assign_add(m, S.mul(S.sub(gradient, m), 1 - self.beta_1))
         self.assign_add(v, S.mul(S.sub(S.square(gradient), v), 1 - self.beta_2))
         if self.amsgrad:
             v_hat = self._velocity_hats[i]
-            self.assign(v_hat, T.maximum(v_hat, v))
+            self.assign(v_hat, maximum(v_hat, v))
             v = v_hat
-        self.assign_sub(variable, (m * alpha) / (T.sqrt(v) + self.epsilon))
+        self.assign_sub(variable, (m * alpha) / (sqrt(v) + self.epsilon))
 
     def get_config(self):
         return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2, "epsilon": self.epsilon,
@@ -108,10 +110,10 @@ class Adamax(Optimizer):
 
     def update_step(self, gradient, variable, learning_rate):
         dt = variable.dtype
-        lr = T.cast(learning_rate, dt)
+        lr = cast(learning_rate, dt)
         gradient = S.cast(gradient, dt)
-        step = T.cast(self.iterations + 1, dt)
-        b1_power = T.pow(T.cast(self.beta_1, dt), step)
+        step = cast(self.iterations + 1, dt)
+        b1_power = math_binary.pow(cast(self.beta_1, dt), step)
         i = self._get_variable_index(variable)
         m, u = self._m[i], self._u[i]
         self.assign_add(m, S.mul(S.sub(gradient, m), 1 - self.beta_1))
@@ -142,7 +144,7 @@ class Nadam(Optimizer):
     def build(self, var_list):
         if self.built:
             return
-        dtype = var_list[0].dtype if var_list else _objects.floatx()
+        dtype = var_list[0].dtype if var_list else backend.floatx()
         super().build(var_list)
         self._momentums, self._velocities = self.add_optimizer_variables(var_list, ["momentum", "velocity"])
         self._u_product = keras_variable(1.0, "variable", dtype, f"{self.name}/variable")
@@ -151,30 +153,30 @@ class Nadam(Optimizer):
     def _backend_update_step(self, grads, trainable_variables, learning_rate):
         dt = self._u_product.dtype
         self.assign(self._u_product, self._u_product * self.beta_1 *
-                    (1.0 - 0.5 * T.pow(T.cast(0.96, dt), T.cast(self.iterations + 1, dt))))
+                    (1.0 - 0.5 * math_binary.pow(cast(0.96, dt), cast(self.iterations + 1, dt))))
         super()._backend_update_step(grads, trainable_variables, learning_rate)
 
     def update_step(self, gradient, variable, learning_rate):
         dt = variable.dtype
-        lr = T.cast(learning_rate, dt)
+        lr = cast(learning_rate, dt)
         gradient = S.cast(gradient, dt)
-        step = T.cast(self.iterations + 1, dt)
-        next_step = T.cast(self.iterations + 2, dt)
-        decay = T.cast(0.96, dt)
-        beta_1 = T.cast(self.beta_1, dt)
-        beta_2 = T.cast(self.beta_2, dt)
-        u_t = beta_1 * (1.0 - 0.5 * T.pow(decay, step))
-        u_t_1 = beta_1 * (1.0 - 0.5 * T.pow(decay, next_step))
-        u_product_t = T.cast(self._u_product, dt)
+        step = cast(self.iterations + 1, dt)
+        next_step = cast(self.iterations + 2, dt)
+        decay = cast(0.96, dt)
+        beta_1 = cast(self.beta_1, dt)
+        beta_2 = cast(self.beta_2, dt)
+        u_t = beta_1 * (1.0 - 0.5 * math_binary.pow(decay, step))
+        u_t_1 = beta_1 * (1.0 - 0.5 * math_binary.pow(decay, next_step))
+        u_product_t = cast(self._u_product, dt)
         u_product_t_1 = u_product_t * u_t_1
-        b2_power = T.pow(beta_2, step)
+        b2_power = math_binary.pow(beta_2, step)
         i = self._get_variable_index(variable)
         m, v = self._momentums[i], self._velocities[i]
         self.assign_add(m, S.mul(S.sub(gradient, m), 1 - beta_1))
         self.assign_add(v, S.mul(S.sub(S.square(gradient), v), 1 - beta_2))
         m_hat = S.add((u_t_1 * m) / (1 - u_product_t_1), S.div(S.mul(1 - u_t, gradient), 1 - u_product_t))
         v_hat = v / (1 - b2_power)
-        self.assign_sub(variable, S.div(S.mul(m_hat, lr), T.sqrt(v_hat) + self.epsilon))
+        self.assign_sub(variable, S.div(S.mul(m_hat, lr), sqrt(v_hat) + self.epsilon))
 
     def get_config(self):
         return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2, "epsilon": self.epsilon}

@@ -19,44 +19,43 @@ import sys
 import re
 import warnings
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.autodiff.tape import GradientTape
+from tensorlet._src.distribute.strategy import all_reduce_sum_gradients
+from tensorlet._src.graph import control_flow
+from tensorlet._src.framework import variables as _variables
+from tensorlet._src.framework.context import init_scope
+from tensorlet._src.framework.tensor import constant
+from tensorlet._src.ops.array_misc import where
+from tensorlet._src.ops.array_ops import stack
+from tensorlet._src.ops.creation import zeros, zeros_like
+from tensorlet._src.ops.math_binary import cast, equal, maximum, minimum, not_equal
+from tensorlet._src.ops.math_extra import clip_by_norm, clip_by_value
+from tensorlet._src.ops.math_unary import sqrt, square
+from tensorlet._src.ops.reduce import reduce_sum
 from tensorlet._src.framework import module as _module
-from tensorlet._src.keras import _objects
+from tensorlet._src.keras import backend
 from tensorlet._src.keras.optimizers import _sparse as S
 from tensorlet._src.ops.registry import tf_export
 
 
-def _backend():
-    from tensorlet._src.keras import backend
-
-    return backend
-
 
 def keras_variable(value, name, dtype, path, trainable=False):
     """A non-trainable variable named like Keras 3's (``v.name == "iteration"``, ``v.path == "adam/iteration"``)."""
-    with T.init_scope():
-        v = T.Variable(value, trainable=trainable, dtype=dtype, name=name)
+    with init_scope():
+        v = _variables.Variable(value, trainable=trainable, dtype=dtype, name=name)
     v._name = name
     v.path = path
     return v
 
 
 def _cond(pred, true_fn, false_fn):
-    """``tf.cond`` when tensorlet has it (graphs), else a Python branch on the eager value."""
-    try:
-        import tensorlet
-
-        cond = tensorlet.cond
-    except Exception:  # noqa: BLE001  (tf.cond not implemented yet)
-        cond = None
-    if cond is not None:
-        def _wrap(fn):
-            def run():
-                out = fn()
-                return T.constant(0) if out is None else out
-            return run
-        return cond(pred, _wrap(true_fn), _wrap(false_fn))
-    return true_fn() if bool(pred) else false_fn()
+    """``tf.cond`` over branches that may return None (they run for their assignments)."""
+    def _wrap(fn):
+        def run():
+            out = fn()
+            return constant(0) if out is None else out
+        return run
+    return control_flow.cond(pred, _wrap(true_fn), _wrap(false_fn))
 
 
 def _is_schedule(lr):
@@ -84,7 +83,7 @@ class Optimizer:
         if kwargs:
             raise ValueError(f"Argument(s) not recognized: {kwargs}")
         if name is None:
-            name = _backend().auto_name(_objects.snake(type(self).__name__))
+            name = backend.auto_name(backend.to_snake_case(type(self).__name__))
         self.name = name
         self.weight_decay = weight_decay
         self.clipnorm = clipnorm
@@ -120,7 +119,7 @@ class Optimizer:
                 raise ValueError("Argument `learning_rate` should be float, or an instance of LearningRateSchedule, "
                                  "or a callable (that takes in the current iteration value and returns the "
                                  f"corresponding learning rate value). Received instead: learning_rate={learning_rate}")
-            self._learning_rate = self._own_variable(learning_rate, "learning_rate", _objects.floatx())
+            self._learning_rate = self._own_variable(learning_rate, "learning_rate", backend.floatx())
 
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)
@@ -180,11 +179,11 @@ class Optimizer:
         from tensorlet._src.keras import initializers
 
         init = initializers.get(initializer)
-        dtype = dtype if dtype is not None else _objects.floatx()
+        dtype = dtype if dtype is not None else backend.floatx()
         if name is None:
-            name = _backend().auto_name("variable")
+            name = backend.auto_name("variable")
         shape = tuple(int(d) for d in (shape.as_list() if hasattr(shape, "as_list") else shape))
-        with T.init_scope():
+        with init_scope():
             value = init(shape, dtype=dtype)
         v = keras_variable(value, name, dtype, f"{self.name}/{name}")
         self._variables.append(v)
@@ -286,6 +285,7 @@ class Optimizer:
                     ck.restore_pending(self)
             self._check_variables_are_known(trainable_variables)
         grads, trainable_variables = self._filter_empty_gradients(grads, trainable_variables)
+        grads = all_reduce_sum_gradients(grads)  # inside a multi-replica strategy.run: sum over replicas
         grads = [S.with_static_shape(g, v) for g, v in zip(grads, trainable_variables)]
         grads, trainable_variables = self._overwrite_variables_directly_with_gradients(grads, trainable_variables)
         if grads:
@@ -304,7 +304,7 @@ class Optimizer:
             raise ValueError("`tape` is required when a `Tensor` loss is passed. "
                              f"Received: loss={loss}, tape={tape}.")
         if callable(loss):
-            with T.GradientTape() as tape:
+            with GradientTape() as tape:
                 if not callable(var_list):
                     tape.watch(var_list)
                 loss = loss()
@@ -317,7 +317,7 @@ class Optimizer:
     def _backend_apply_gradients(self, grads, trainable_variables):
         if self.gradient_accumulation_steps:
             steps = self.gradient_accumulation_steps
-            is_update_step = T.equal((self._iterations + 1) % steps, 0)
+            is_update_step = equal((self._iterations + 1) % steps, 0)
             acc_grads = [self._accumulated_gradients[self._get_variable_index(v)] for v in trainable_variables]
 
             def update():
@@ -327,7 +327,7 @@ class Optimizer:
                 self._backend_update_step(gs, trainable_variables, self.learning_rate)
                 for acc in self._accumulated_gradients:
                     if acc is not None:
-                        acc.assign(T.zeros(acc.shape, dtype=acc.dtype))
+                        acc.assign(zeros(acc.shape, dtype=acc.dtype))
 
             def accumulate():
                 for g, acc in zip(grads, acc_grads):
@@ -341,7 +341,7 @@ class Optimizer:
         if self.use_ema:
             self._update_model_variables_moving_average(self._trainable_variables)
             if self.ema_overwrite_frequency:
-                should = T.equal((self.iterations + 1) % self.ema_overwrite_frequency, 0)
+                should = equal((self.iterations + 1) % self.ema_overwrite_frequency, 0)
                 _cond(should, lambda: self._overwrite_model_variables_with_average_value(self._trainable_variables),
                       lambda: None)
 
@@ -371,12 +371,12 @@ class Optimizer:
         for g, v in zip(grads, variables):
             if self._overwrite_variable_with_gradient(v):
                 if self.gradient_accumulation_steps:
-                    is_update = T.equal((self._iterations + 1) % self.gradient_accumulation_steps, 0)
+                    is_update = equal((self._iterations + 1) % self.gradient_accumulation_steps, 0)
                     acc = self._accumulated_gradients[self._get_variable_index(v)]
                     g = S.dense(g)
-                    new_acc = T.where(is_update, T.zeros_like(g), T.maximum(g, acc))
-                    new_g = T.where(is_update, T.maximum(g, acc), g)
-                    v.assign(T.where(is_update, new_g, v.value()))
+                    new_acc = where(is_update, zeros_like(g), maximum(g, acc))
+                    new_g = where(is_update, maximum(g, acc), g)
+                    v.assign(where(is_update, new_g, v.value()))
                     acc.assign(new_acc)
                 else:
                     v.assign(S.dense(g))
@@ -388,8 +388,8 @@ class Optimizer:
     # --- clipping and weight decay ------------------------------------------------------------------------------------
     def _clip_by_norm(self, values):
         if S.is_sparse(values):
-            return S._with(values, T.clip_by_norm(values.values, self.clipnorm))
-        return T.clip_by_norm(values, self.clipnorm)
+            return S._with(values, clip_by_norm(values.values, self.clipnorm))
+        return clip_by_norm(values, self.clipnorm)
 
     def _clip_gradients(self, grads):
         if self.clipnorm and self.clipnorm > 0:
@@ -398,7 +398,7 @@ class Optimizer:
             return clip_by_global_norm(grads, self.global_clipnorm)
         if self.clipvalue and self.clipvalue > 0:
             v = self.clipvalue
-            return [None if g is None else T.clip_by_value(S.dense(g), T.cast(-v, g.dtype), T.cast(v, g.dtype))
+            return [None if g is None else clip_by_value(S.dense(g), cast(-v, g.dtype), cast(v, g.dtype))
                     for g in grads]
         return grads
 
@@ -430,17 +430,17 @@ class Optimizer:
             return
         for variable in variables:
             if self._use_weight_decay(variable):
-                lr = T.cast(self.learning_rate, variable.dtype)
-                wd = T.cast(self.weight_decay, variable.dtype)
+                lr = cast(self.learning_rate, variable.dtype)
+                wd = cast(self.weight_decay, variable.dtype)
                 variable.assign_sub(variable * wd * lr)
 
     # --- EMA ---------------------------------------------------------------------------------------------------------
     def _update_model_variables_moving_average(self, trainable_variables):
         for var, average in zip(trainable_variables, self._model_variables_moving_average):
             if average is not None:
-                not_first = T.cast(T.not_equal(self.iterations, 0), var.dtype)
-                momentum = not_first * T.cast(self.ema_momentum, var.dtype)
-                average.assign(momentum * average + (T.cast(1, var.dtype) - momentum) * var)
+                not_first = cast(not_equal(self.iterations, 0), var.dtype)
+                momentum = not_first * cast(self.ema_momentum, var.dtype)
+                average.assign(momentum * average + (cast(1, var.dtype) - momentum) * var)
 
     def _overwrite_model_variables_with_average_value(self, trainable_variables):
         if len(trainable_variables) != len(self._model_variables_moving_average):
@@ -475,9 +475,9 @@ class Optimizer:
                                 "you need the learning rate to be settable, you should instantiate the optimizer "
                                 "with a float `learning_rate` argument.")
             if _is_variable(self._learning_rate):
-                self._learning_rate.assign(T.cast(learning_rate, self._learning_rate.dtype))
+                self._learning_rate.assign(cast(learning_rate, self._learning_rate.dtype))
             else:
-                self._learning_rate = self._own_variable(float(learning_rate), "learning_rate", _objects.floatx())
+                self._learning_rate = self._own_variable(float(learning_rate), "learning_rate", backend.floatx())
         if prev is not None and not _is_variable(self._learning_rate):
             self._variables = [v for v in self._variables if v is not prev]
 
@@ -512,7 +512,7 @@ class Optimizer:
             if tuple(variable.shape) != tuple(getattr(weight, "shape", ())):
                 raise ValueError(f"Optimizer variable {self._var_key(variable)} has shape {variable.shape} not "
                                  f"compatible with provided weight shape {weight.shape}.")
-            variable.assign(T.cast(weight, variable.dtype))
+            variable.assign(cast(weight, variable.dtype))
 
     def save_own_variables(self, store):
         for i, variable in enumerate(self.variables):
@@ -527,7 +527,7 @@ class Optimizer:
             warnings.warn(msg, stacklevel=2)
             return
         for i, variable in enumerate(self.variables):
-            variable.assign(T.cast(store[str(i)], variable.dtype))
+            variable.assign(cast(store[str(i)], variable.dtype))
 
     def get_config(self):
         lr = self._learning_rate
@@ -577,13 +577,13 @@ def _short_name(variable):
 
 
 def global_norm(values):
-    squares = [T.reduce_sum(T.square(S.dense(v))) for v in values if v is not None]
-    return T.sqrt(T.reduce_sum(T.stack(squares)))
+    squares = [reduce_sum(square(S.dense(v))) for v in values if v is not None]
+    return sqrt(reduce_sum(stack(squares)))
 
 
 def clip_by_global_norm(values, clip_norm):
     """Keras's global-norm clipping: every gradient times ``clip_norm * min(1/norm, 1/clip_norm)``."""
     norm = global_norm(values)
-    scale = clip_norm * T.minimum(1.0 / norm, 1.0 / clip_norm)
+    scale = clip_norm * minimum(1.0 / norm, 1.0 / clip_norm)
     scale = scale + (norm - norm)
-    return [None if v is None else S.mul(v, T.cast(scale, v.dtype)) for v in values]
+    return [None if v is None else S.mul(v, cast(scale, v.dtype)) for v in values]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.ops import math_binary
+from tensorlet._src.ops.math_binary import cast
+from tensorlet._src.ops.math_extra import clip_by_value
 from tensorlet._src.keras.optimizers import _sparse as S
 from tensorlet._src.keras.optimizers.base import Optimizer
 from tensorlet._src.ops.registry import tf_export
@@ -50,7 +52,7 @@ class Ftrl(Optimizer):
             initializer=[initializers.Constant(self.initial_accumulator_value), "zeros"])
 
     def update_step(self, gradient, variable, learning_rate):
-        lr = T.cast(learning_rate, variable.dtype)
+        lr = cast(learning_rate, variable.dtype)
         gradient = S.cast(gradient, variable.dtype)
         i = self._get_variable_index(variable)
         accum, linear = self._accumulators[i], self._linears[i]
@@ -58,11 +60,11 @@ class Ftrl(Optimizer):
         l2_reg = self.l2_regularization_strength + self.beta / (2.0 * lr)
         grad_to_use = S.add(gradient, variable * (2 * self.l2_shrinkage_regularization_strength))
         new_accum = S.add(accum, S.square(gradient))
-        self.assign_add(linear, grad_to_use - (T.pow(new_accum, -lr_power) - T.pow(accum, -lr_power)) / lr *
-                        variable)
-        quadratic = T.pow(new_accum, -lr_power) / lr + 2 * l2_reg
+        sigma = (math_binary.pow(new_accum, -lr_power) - math_binary.pow(accum, -lr_power)) / lr
+        self.assign_add(linear, grad_to_use - sigma * variable)
+        quadratic = math_binary.pow(new_accum, -lr_power) / lr + 2 * l2_reg
         l1 = self.l1_regularization_strength
-        linear_clipped = T.clip_by_value(linear, T.cast(-l1, linear.dtype), T.cast(l1, linear.dtype))
+        linear_clipped = clip_by_value(linear, cast(-l1, linear.dtype), cast(l1, linear.dtype))
         self.assign(variable, (linear_clipped - linear) / quadratic)
         self.assign(accum, new_accum)
 
@@ -101,10 +103,10 @@ class Lion(Optimizer):
 
     def update_step(self, gradient, variable, learning_rate):
         dt = variable.dtype
-        lr = T.cast(learning_rate, dt)
+        lr = cast(learning_rate, dt)
         gradient = S.cast(gradient, dt)
-        beta_1 = T.cast(self.beta_1, dt)
-        beta_2 = T.cast(self.beta_2, dt)
+        beta_1 = cast(self.beta_1, dt)
+        beta_2 = cast(self.beta_2, dt)
         m = self._momentums[self._get_variable_index(variable)]
         self.assign_sub(variable, S.mul(lr, S.sign(S.add(m * beta_1, S.mul(gradient, 1.0 - beta_1)))))
         self.assign(m, S.add(m * beta_2, S.mul(gradient, 1.0 - beta_2)))

@@ -16,8 +16,20 @@ from __future__ import annotations
 
 import inspect
 
-from tensorlet._src.autodiff import lazy as T
-from tensorlet._src.keras import _objects
+from tensorlet._src.autodiff.tape import GradientTape
+from tensorlet._src.framework.context import init_scope
+from tensorlet._src.framework.tensor import constant
+from tensorlet._src.ops import array_misc
+from tensorlet._src.ops import math_binary
+from tensorlet._src.ops import math_unary
+from tensorlet._src.ops import segment
+from tensorlet._src.ops.array_misc import identity, where
+from tensorlet._src.ops.creation import fill, zeros_like
+from tensorlet._src.ops.math_binary import cast, maximum
+from tensorlet._src.ops.math_extra import clip_by_global_norm, clip_by_norm, clip_by_value
+from tensorlet._src.ops.math_unary import sign, sqrt, square
+from tensorlet._src.ops.segment import unsorted_segment_sum
+from tensorlet._src.keras import backend
 from tensorlet._src.keras.optimizers import _sparse as S
 from tensorlet._src.keras.optimizers.base import keras_variable
 from tensorlet._src.ops.registry import tf_export
@@ -86,7 +98,7 @@ class Optimizer:
             raise TypeError(f"Hyperparameter {name} must be a number, a tensor or a schedule; got {value!r}.")
         current = self._hyper.get(name)
         if _is_variable(current) and not (_is_schedule(value) or callable(value)):
-            current.assign(T.cast(value, current.dtype))
+            current.assign(cast(value, current.dtype))
         else:
             self._hyper[name] = value
 
@@ -99,13 +111,13 @@ class Optimizer:
         if callable(value):
             value = value()
         if dtype is not None:
-            return T.cast(value, dtype)
+            return cast(value, dtype)
         return value
 
     def _create_hypers(self):
         if self._hypers_created:
             return
-        with T.init_scope():
+        with init_scope():
             for name, value in sorted(self._hyper.items()):
                 if _is_variable(value) or _is_schedule(value) or callable(value):
                     continue
@@ -148,7 +160,7 @@ class Optimizer:
     def iterations(self):
         """The step counter (an int64 variable named ``iter``)."""
         if self._iterations is None:
-            with T.init_scope():
+            with init_scope():
                 self._iterations = self.add_weight("iter", shape=[], dtype="int64", initializer=0)
         return self._iterations
 
@@ -162,11 +174,11 @@ class Optimizer:
 
     def add_weight(self, name, shape, dtype=None, initializer="zeros", trainable=None, synchronization=None,
                    aggregation=None):
-        dtype = dtype or _objects.floatx()
+        dtype = dtype or backend.floatx()
         shape = tuple(int(d) for d in (shape.as_list() if hasattr(shape, "as_list") else shape))
-        with T.init_scope():
+        with init_scope():
             if isinstance(initializer, (int, float)) or hasattr(initializer, "dtype"):
-                value = T.fill(shape, T.cast(initializer, dtype)) if shape else T.cast(initializer, dtype)
+                value = fill(shape, cast(initializer, dtype)) if shape else cast(initializer, dtype)
             else:
                 from tensorlet._src.keras import initializers
 
@@ -185,12 +197,12 @@ class Optimizer:
         shape = tuple(var.shape) if shape is None else tuple(shape)
         base = getattr(var, "_name", None) or var.name
         base = base[:-2] if base.endswith(":0") else base
-        with T.init_scope():
+        with init_scope():
             if isinstance(initializer, str) or not callable(initializer):
                 from tensorlet._src.keras import initializers
 
                 init = initializers.get(initializer) if isinstance(initializer, str) else None
-                value = init(shape, dtype=var.dtype) if init else T.fill(shape, T.cast(initializer, var.dtype))
+                value = init(shape, dtype=var.dtype) if init else fill(shape, cast(initializer, var.dtype))
             else:
                 value = initializer(shape=shape, dtype=var.dtype)
         slot = keras_variable(value, f"{base}/{slot_name}", var.dtype, f"{self._name}/{base}/{slot_name}")
@@ -232,21 +244,21 @@ class Optimizer:
                              f"length {len(weights)}, but the optimizer was expecting {len(self._weights)} weights. "
                              f"Provided weights: {str(weights)[:50]}...")
         for v, w in zip(self._weights, weights):
-            v.assign(T.cast(w, v.dtype))
+            v.assign(cast(w, v.dtype))
 
     # --- learning rate ------------------------------------------------------------------------------------------
     def _decayed_lr(self, var_dtype):
         lr_t = self._get_hyper("learning_rate", var_dtype)
         if _is_schedule(lr_t):
-            lr_t = T.cast(lr_t(self.iterations), var_dtype)
+            lr_t = cast(lr_t(self.iterations), var_dtype)
         if self._initial_decay > 0.0:
-            local_step = T.cast(self.iterations, var_dtype)
-            lr_t = lr_t / (1.0 + T.cast(self._initial_decay, var_dtype) * local_step)
+            local_step = cast(self.iterations, var_dtype)
+            lr_t = lr_t / (1.0 + cast(self._initial_decay, var_dtype) * local_step)
         return lr_t
 
     def _prepare_local(self, var_device, var_dtype, apply_state):
         if "learning_rate" in self._hyper:
-            apply_state[(var_device, var_dtype)]["lr_t"] = T.identity(self._decayed_lr(var_dtype))
+            apply_state[(var_device, var_dtype)]["lr_t"] = identity(self._decayed_lr(var_dtype))
 
     def _fallback_apply_state(self, var_device, var_dtype):
         apply_state = {(var_device, var_dtype): {}}
@@ -269,19 +281,19 @@ class Optimizer:
         raise NotImplementedError("Must be implemented in subclasses.")
 
     def _resource_apply_sparse_duplicate_indices(self, grad, handle, indices, **kwargs):
-        unique, positions = T.unique(indices)
-        summed = T.math.unsorted_segment_sum(grad, positions, T.shape(unique)[0])
+        unique, positions = segment.unique(indices)
+        summed = unsorted_segment_sum(grad, positions, array_misc.shape(unique)[0])
         return self._resource_apply_sparse(summed, handle, unique, **kwargs)
 
     def _clip(self, grads):
         if self.clipnorm is not None:
-            grads = [None if g is None else (S._with(g, T.clip_by_norm(g.values, self.clipnorm)) if S.is_sparse(g)
-                                             else T.clip_by_norm(g, self.clipnorm)) for g in grads]
+            grads = [None if g is None else (S._with(g, clip_by_norm(g.values, self.clipnorm)) if S.is_sparse(g)
+                                             else clip_by_norm(g, self.clipnorm)) for g in grads]
         if self.global_clipnorm is not None:
-            grads, _ = T.clip_by_global_norm([S.dense(g) for g in grads], self.global_clipnorm)
+            grads, _ = clip_by_global_norm([S.dense(g) for g in grads], self.global_clipnorm)
         if self.clipvalue is not None:
             v = self.clipvalue
-            grads = [S._with(g, T.clip_by_value(g.values, -v, v)) if S.is_sparse(g) else T.clip_by_value(g, -v, v)
+            grads = [S._with(g, clip_by_value(g.values, -v, v)) if S.is_sparse(g) else clip_by_value(g, -v, v)
                      for g in grads]
         return grads
 
@@ -293,7 +305,7 @@ class Optimizer:
             raise ValueError(f"No gradients provided for any variable: ({[v.name for _, v in pairs]},). "
                              f"Provided `grads_and_vars` is {tuple(pairs)}.")
         var_list = [v for _, v in kept]
-        with T.init_scope():
+        with init_scope():
             self._create_all_weights(var_list)
         grads = self._clip([S.with_static_shape(g, v) for g, v in kept])
         apply_state = self._prepare(var_list)
@@ -336,7 +348,7 @@ class Optimizer:
             raise ValueError("`tape` is required when a `Tensor` loss is passed. "
                              f"Received: loss={loss}, tape={tape}.")
         if callable(loss):
-            with T.GradientTape() as tape:
+            with GradientTape() as tape:
                 if not callable(var_list):
                     tape.watch(var_list)
                 loss = loss()
@@ -403,7 +415,7 @@ class SGD(Optimizer):
 
     def _prepare_local(self, var_device, var_dtype, apply_state):
         super()._prepare_local(var_device, var_dtype, apply_state)
-        apply_state[(var_device, var_dtype)]["momentum"] = T.identity(self._get_hyper("momentum", var_dtype))
+        apply_state[(var_device, var_dtype)]["momentum"] = identity(self._get_hyper("momentum", var_dtype))
 
     def _resource_apply_dense(self, grad, var, apply_state=None):
         c = _coef(self, var, apply_state)
@@ -449,25 +461,25 @@ class Adam(Optimizer):
 
     def _prepare_local(self, var_device, var_dtype, apply_state):
         super()._prepare_local(var_device, var_dtype, apply_state)
-        step = T.cast(self.iterations + 1, var_dtype)
-        b1 = T.identity(self._get_hyper("beta_1", var_dtype))
-        b2 = T.identity(self._get_hyper("beta_2", var_dtype))
-        b1_power, b2_power = T.pow(b1, step), T.pow(b2, step)
-        lr = apply_state[(var_device, var_dtype)]["lr_t"] * (T.sqrt(1 - b2_power) / (1 - b1_power))
+        step = cast(self.iterations + 1, var_dtype)
+        b1 = identity(self._get_hyper("beta_1", var_dtype))
+        b2 = identity(self._get_hyper("beta_2", var_dtype))
+        b1_power, b2_power = math_binary.pow(b1, step), math_binary.pow(b2, step)
+        lr = apply_state[(var_device, var_dtype)]["lr_t"] * (sqrt(1 - b2_power) / (1 - b1_power))
         apply_state[(var_device, var_dtype)].update(dict(
-            lr=lr, epsilon=T.constant(self.epsilon, dtype=var_dtype), beta_1_t=b1, beta_1_power=b1_power,
+            lr=lr, epsilon=constant(self.epsilon, dtype=var_dtype), beta_1_t=b1, beta_1_power=b1_power,
             one_minus_beta_1_t=1 - b1, beta_2_t=b2, beta_2_power=b2_power, one_minus_beta_2_t=1 - b2))
 
     def _resource_apply_dense(self, grad, var, apply_state=None):
         c = _coef(self, var, apply_state)
         m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
         m.assign_add((grad - m) * c["one_minus_beta_1_t"])
-        v.assign_add((T.square(grad) - v) * c["one_minus_beta_2_t"])
+        v.assign_add((square(grad) - v) * c["one_minus_beta_2_t"])
         if self.amsgrad:
             vhat = self.get_slot(var, "vhat")
-            vhat.assign(T.maximum(vhat, v))
+            vhat.assign(maximum(vhat, v))
             v = vhat
-        return var.assign_sub((m * c["lr"]) / (T.sqrt(v) + c["epsilon"]))
+        return var.assign_sub((m * c["lr"]) / (sqrt(v) + c["epsilon"]))
 
     def _resource_apply_sparse(self, grad, var, indices, apply_state=None):
         return self._resource_apply_dense(S.dense(S._with_indices(grad, indices, var)), var, apply_state)
@@ -505,31 +517,31 @@ class RMSprop(Optimizer):
 
     def _prepare_local(self, var_device, var_dtype, apply_state):
         super()._prepare_local(var_device, var_dtype, apply_state)
-        rho = T.identity(self._get_hyper("rho", var_dtype))
+        rho = identity(self._get_hyper("rho", var_dtype))
         apply_state[(var_device, var_dtype)].update(dict(
-            neg_lr_t=-apply_state[(var_device, var_dtype)]["lr_t"], epsilon=T.constant(self.epsilon, dtype=var_dtype),
-            rho=rho, momentum=T.identity(self._get_hyper("momentum", var_dtype)), one_minus_rho=1.0 - rho))
+            neg_lr_t=-apply_state[(var_device, var_dtype)]["lr_t"], epsilon=constant(self.epsilon, dtype=var_dtype),
+            rho=rho, momentum=identity(self._get_hyper("momentum", var_dtype)), one_minus_rho=1.0 - rho))
 
     def _resource_apply_dense(self, grad, var, apply_state=None):
         c = _coef(self, var, apply_state)
         rms = self.get_slot(var, "rms")
         if self._momentum:
             mom = self.get_slot(var, "momentum")
-            rms.assign_add((T.square(grad) - rms) * c["one_minus_rho"])
+            rms.assign_add((square(grad) - rms) * c["one_minus_rho"])
             denom = rms.value()
             if self.centered:
                 mg = self.get_slot(var, "mg")
                 mg.assign_add((grad - mg) * c["one_minus_rho"])
-                denom = denom - T.square(mg.value())
-            mom.assign(mom * c["momentum"] + c["lr_t"] * grad / T.sqrt(denom + c["epsilon"]))
+                denom = denom - square(mg.value())
+            mom.assign(mom * c["momentum"] + c["lr_t"] * grad / sqrt(denom + c["epsilon"]))
             return var.assign_sub(mom)
-        rms.assign(c["rho"] * rms + c["one_minus_rho"] * T.square(grad))
+        rms.assign(c["rho"] * rms + c["one_minus_rho"] * square(grad))
         denom = rms.value()
         if self.centered:
             mg = self.get_slot(var, "mg")
             mg.assign(c["rho"] * mg + c["one_minus_rho"] * grad)
-            denom = denom - T.square(mg.value())
-        return var.assign(var - c["lr_t"] * grad / (T.sqrt(denom) + c["epsilon"]))
+            denom = denom - square(mg.value())
+        return var.assign(var - c["lr_t"] * grad / (sqrt(denom) + c["epsilon"]))
 
     def _resource_apply_sparse(self, grad, var, indices, apply_state=None):
         return self._resource_apply_dense(S.dense(S._with_indices(grad, indices, var)), var, apply_state)
@@ -561,8 +573,8 @@ class Adagrad(Optimizer):
     def _resource_apply_dense(self, grad, var, apply_state=None):
         c = _coef(self, var, apply_state)
         acc = self.get_slot(var, "accumulator")
-        acc.assign_add(T.square(grad))
-        return var.assign_sub(c["lr_t"] * grad / (T.sqrt(acc.value()) + T.cast(self.epsilon, var.dtype)))
+        acc.assign_add(square(grad))
+        return var.assign_sub(c["lr_t"] * grad / (sqrt(acc.value()) + cast(self.epsilon, var.dtype)))
 
     def _resource_apply_sparse(self, grad, var, indices, apply_state=None):
         return self._resource_apply_dense(S.dense(S._with_indices(grad, indices, var)), var, apply_state)
@@ -607,10 +619,11 @@ class Ftrl(Optimizer):
         l2 = self._get_hyper("l2_regularization_strength", dt) + self._get_hyper("beta", dt) / (2.0 * lr)
         accum, linear = self.get_slot(var, "accumulator"), self.get_slot(var, "linear")
         grad_shrink = grad + 2.0 * self._l2_shrinkage_regularization_strength * var
-        new_accum = accum + T.square(grad)
-        linear.assign_add(grad_shrink - (T.pow(new_accum, -power) - T.pow(accum, -power)) / lr * var)
-        quadratic = T.pow(new_accum, -power) / lr + 2.0 * l2
-        var.assign(T.where(T.abs(linear) > l1, (T.sign(linear) * l1 - linear) / quadratic, T.zeros_like(var)))
+        new_accum = accum + square(grad)
+        sigma = (math_binary.pow(new_accum, -power) - math_binary.pow(accum, -power)) / lr
+        linear.assign_add(grad_shrink - sigma * var)
+        quadratic = math_binary.pow(new_accum, -power) / lr + 2.0 * l2
+        var.assign(where(math_unary.abs(linear) > l1, (sign(linear) * l1 - linear) / quadratic, zeros_like(var)))
         return accum.assign(new_accum)
 
     def _resource_apply_sparse(self, grad, var, indices, apply_state=None):

@@ -8,7 +8,11 @@ and halves the scale when any gradient is not finite, and doubles it after ``dyn
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.framework.tensor import constant
+from tensorlet._src.ops.array_ops import stack
+from tensorlet._src.ops.math_binary import cast, equal
+from tensorlet._src.ops.math_unary import is_finite
+from tensorlet._src.ops.reduce import reduce_all
 from tensorlet._src.keras.optimizers import _sparse as S
 from tensorlet._src.keras.optimizers.base import Optimizer, _cond
 from tensorlet._src.ops.registry import tf_export
@@ -57,8 +61,8 @@ class LossScaleOptimizer(Optimizer):
 
     def check_finite(self, grads):
         """A boolean tensor: every gradient value is finite."""
-        flags = [T.reduce_all(T.math.is_finite(g.values if S.is_sparse(g) else g)) for g in grads if g is not None]
-        return T.reduce_all(T.stack(flags))
+        flags = [reduce_all(is_finite(g.values if S.is_sparse(g) else g)) for g in grads if g is not None]
+        return reduce_all(stack(flags))
 
     def apply(self, grads, trainable_variables=None):
         grads = list(grads)
@@ -71,20 +75,20 @@ class LossScaleOptimizer(Optimizer):
             scale = self.dynamic_scale
             ref = tvs or self._trainable_variables
             unscaled = [g if g is None or self._overwrite_variable_with_gradient(v) else
-                        S.div(g, T.cast(scale, g.dtype)) for g, v in zip(grads, ref)]
+                        S.div(g, cast(scale, g.dtype)) for g, v in zip(grads, ref)]
             self.inner_optimizer.apply(unscaled, trainable_variables=tvs)
 
             def upscale():
-                self.step_counter.assign(T.constant(0, dtype="int64"))
+                self.step_counter.assign(constant(0, dtype="int64"))
                 self.dynamic_scale.assign(self.dynamic_scale * 2.0)
 
             def increment():
-                self.step_counter.assign_add(T.constant(1, dtype="int64"))
+                self.step_counter.assign_add(constant(1, dtype="int64"))
 
-            _cond(T.equal(self.step_counter, self.dynamic_growth_steps - 1), upscale, increment)
+            _cond(equal(self.step_counter, self.dynamic_growth_steps - 1), upscale, increment)
 
         def not_finite():
-            self.step_counter.assign(T.constant(0, dtype="int64"))
+            self.step_counter.assign(constant(0, dtype="int64"))
             self.dynamic_scale.assign(self.dynamic_scale * 0.5)
 
         _cond(self.check_finite(grads), finite, not_finite)
@@ -107,12 +111,12 @@ class LossScaleOptimizer(Optimizer):
     def scale_loss(self, loss):
         """``loss * dynamic_scale`` (``initial_scale`` before the first step)."""
         scale = self.dynamic_scale if self.built else self.initial_scale
-        return loss * T.cast(scale, loss.dtype) if hasattr(loss, "dtype") else loss * scale
+        return loss * cast(scale, loss.dtype) if hasattr(loss, "dtype") else loss * scale
 
     def get_unscaled_gradients(self, grads):
         """tf.keras 2's API: ``grads / loss_scale``."""
         scale = self.dynamic_scale if self.built else self.initial_scale
-        return [None if g is None else S.div(g, T.cast(scale, g.dtype)) for g in grads]
+        return [None if g is None else S.div(g, cast(scale, g.dtype)) for g in grads]
 
     def get_scaled_loss(self, loss):
         """tf.keras 2's API: same as ``scale_loss``."""
@@ -120,7 +124,7 @@ class LossScaleOptimizer(Optimizer):
 
     @property
     def loss_scale(self):
-        return self.dynamic_scale if self.built else T.constant(self.initial_scale)
+        return self.dynamic_scale if self.built else constant(self.initial_scale)
 
     def finalize_variable_values(self, var_list):
         self.inner_optimizer.finalize_variable_values(var_list)

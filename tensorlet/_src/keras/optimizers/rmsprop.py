@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.ops.math_binary import cast
+from tensorlet._src.ops.math_unary import sqrt, square
 from tensorlet._src.keras.optimizers import _sparse as S
 from tensorlet._src.keras.optimizers.base import Optimizer
 from tensorlet._src.ops.registry import tf_export
@@ -38,7 +39,7 @@ class RMSprop(Optimizer):
         self._average_gradients = self.add_optimizer_variables(var_list, "average_gradient") if self.centered else []
 
     def update_step(self, gradient, variable, learning_rate):
-        lr = T.cast(learning_rate, variable.dtype)
+        lr = cast(learning_rate, variable.dtype)
         gradient = S.cast(gradient, variable.dtype)
         i = self._get_variable_index(variable)
         velocity = self._velocities[i]
@@ -47,10 +48,10 @@ class RMSprop(Optimizer):
         if self.centered:
             average_grad = self._average_gradients[i]
             self.assign(average_grad, S.add(average_grad * rho, S.mul(gradient, 1 - rho)))
-            denominator = velocity - T.square(average_grad) + self.epsilon
+            denominator = velocity - square(average_grad) + self.epsilon
         else:
             denominator = velocity + self.epsilon
-        increment = S.div(S.mul(lr, gradient), T.sqrt(denominator))
+        increment = S.div(S.mul(lr, gradient), sqrt(denominator))
         if self.momentum > 0:
             momentum = self._momentums[i]
             self.assign(momentum, S.add(momentum * self.momentum, increment))
@@ -89,11 +90,11 @@ class Adagrad(Optimizer):
             var_list, "accumulator", initializer=initializers.Constant(self.initial_accumulator_value))
 
     def update_step(self, gradient, variable, learning_rate):
-        lr = T.cast(learning_rate, variable.dtype)
+        lr = cast(learning_rate, variable.dtype)
         gradient = S.cast(gradient, variable.dtype)
         acc = self._accumulators[self._get_variable_index(variable)]
         self.assign_add(acc, S.square(gradient))
-        self.assign_sub(variable, S.div(S.mul(lr, gradient), T.sqrt(acc + self.epsilon)))
+        self.assign_sub(variable, S.div(S.mul(lr, gradient), sqrt(acc + self.epsilon)))
 
     def get_config(self):
         return {**super().get_config(), "initial_accumulator_value": self.initial_accumulator_value,
@@ -123,14 +124,14 @@ class Adadelta(Optimizer):
             var_list, ["accumulated_grad", "accumulated_delta_var"])
 
     def update_step(self, grad, variable, learning_rate):
-        lr = T.cast(learning_rate, variable.dtype)
+        lr = cast(learning_rate, variable.dtype)
         grad = S.cast(grad, variable.dtype)
         rho = self.rho
         i = self._get_variable_index(variable)
         acc_grad, acc_delta = self._accumulated_grads[i], self._accumulated_delta_vars[i]
 
         def rms(x):
-            return T.sqrt(x + self.epsilon)
+            return sqrt(x + self.epsilon)
 
         self.assign(acc_grad, S.add(acc_grad * rho, S.mul(S.square(grad), 1 - rho)))
         delta = S.negative(S.div(S.mul(rms(acc_delta), grad), rms(acc_grad)))

@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import math
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.framework.tensor import constant, convert_to_tensor
+from tensorlet._src.ops import math_binary
+from tensorlet._src.ops.array_misc import where
+from tensorlet._src.ops.creation import ones_like, zeros
+from tensorlet._src.ops.math_binary import cast, equal, greater, less, less_equal, logical_and, minimum
+from tensorlet._src.ops.math_unary import ceil, cos, floor, log
 from tensorlet._src.keras import _objects
 from tensorlet._src.ops.registry import tf_export
 
@@ -51,12 +56,12 @@ class ExponentialDecay(LearningRateSchedule):
         _check_steps("decay_steps", decay_steps)
 
     def __call__(self, step):
-        init = T.convert_to_tensor(self.initial_learning_rate)
+        init = convert_to_tensor(self.initial_learning_rate)
         dt = init.dtype
-        p = T.cast(step, dt) / T.cast(self.decay_steps, dt)
+        p = cast(step, dt) / cast(self.decay_steps, dt)
         if self.staircase:
-            p = T.floor(p)
-        return init * T.pow(T.cast(self.decay_rate, dt), p)
+            p = floor(p)
+        return init * math_binary.pow(cast(self.decay_rate, dt), p)
 
     def get_config(self):
         return {"initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
@@ -77,15 +82,15 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         self.name = name
 
     def __call__(self, step):
-        step = T.convert_to_tensor(step)
-        bounds = [T.cast(T.convert_to_tensor(b), step.dtype) for b in self.boundaries]
-        values = [T.convert_to_tensor(v) for v in self.values]
+        step = convert_to_tensor(step)
+        bounds = [cast(convert_to_tensor(b), step.dtype) for b in self.boundaries]
+        values = [convert_to_tensor(v) for v in self.values]
         dt = values[0].dtype
-        out = T.zeros([], dtype=dt)
-        out = out + T.cast(T.less_equal(step, bounds[0]), dt) * values[0]
-        out = out + T.cast(T.greater(step, bounds[-1]), dt) * values[-1]
+        out = zeros([], dtype=dt)
+        out = out + cast(less_equal(step, bounds[0]), dt) * values[0]
+        out = out + cast(greater(step, bounds[-1]), dt) * values[-1]
         for low, high, value in zip(bounds[:-1], bounds[1:], values[1:-1]):
-            out = out + T.cast(T.logical_and(T.greater(step, low), T.less_equal(step, high)), dt) * value
+            out = out + cast(logical_and(greater(step, low), less_equal(step, high)), dt) * value
         return out
 
     def get_config(self):
@@ -107,19 +112,19 @@ class PolynomialDecay(LearningRateSchedule):
         _check_steps("decay_steps", decay_steps)
 
     def __call__(self, step):
-        init = T.convert_to_tensor(self.initial_learning_rate)
+        init = convert_to_tensor(self.initial_learning_rate)
         dt = init.dtype
-        end = T.cast(self.end_learning_rate, dt)
-        power = T.cast(self.power, dt)
-        s = T.cast(step, dt)
-        steps = T.cast(self.decay_steps, dt)
+        end = cast(self.end_learning_rate, dt)
+        power = cast(self.power, dt)
+        s = cast(step, dt)
+        steps = cast(self.decay_steps, dt)
         if self.cycle:
-            mult = T.where(T.equal(s, 0), T.ones_like(s), T.math.ceil(s / T.cast(self.decay_steps, dt)))
+            mult = where(equal(s, 0), ones_like(s), ceil(s / cast(self.decay_steps, dt)))
             steps = steps * mult
         else:
-            s = T.minimum(s, steps)
+            s = minimum(s, steps)
         p = s / steps
-        return (init - end) * T.pow(1 - p, power) + end
+        return (init - end) * math_binary.pow(1 - p, power) + end
 
     def get_config(self):
         return {"initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
@@ -140,12 +145,12 @@ class InverseTimeDecay(LearningRateSchedule):
         _check_steps("decay_steps", decay_steps)
 
     def __call__(self, step):
-        init = T.convert_to_tensor(self.initial_learning_rate)
+        init = convert_to_tensor(self.initial_learning_rate)
         dt = init.dtype
-        p = T.cast(step, dt) / T.cast(self.decay_steps, dt)
+        p = cast(step, dt) / cast(self.decay_steps, dt)
         if self.staircase:
-            p = T.floor(p)
-        return init / (T.cast(1, dt) + T.cast(self.decay_rate, dt) * p)
+            p = floor(p)
+        return init / (cast(1, dt) + cast(self.decay_rate, dt) * p)
 
     def get_config(self):
         return {"initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
@@ -168,22 +173,22 @@ class CosineDecay(LearningRateSchedule):
 
     def _decay(self, step, decay_steps, from_lr, dt):
         fraction = step / decay_steps
-        cosine = 0.5 * (1.0 + T.cos(T.constant(math.pi, dtype=dt) * fraction))
+        cosine = 0.5 * (1.0 + cos(constant(math.pi, dtype=dt) * fraction))
         return from_lr * ((1 - self.alpha) * cosine + self.alpha)
 
     def __call__(self, step):
-        init = T.convert_to_tensor(self.initial_learning_rate)
+        init = convert_to_tensor(self.initial_learning_rate)
         dt = init.dtype
-        decay_steps = T.cast(self.decay_steps, dt)
-        s = T.cast(step, dt)
+        decay_steps = cast(self.decay_steps, dt)
+        s = cast(step, dt)
         if self.warmup_target is None:
-            return self._decay(T.minimum(s, decay_steps), decay_steps, init, dt)
-        target = T.cast(self.warmup_target, dt)
-        warmup_steps = T.cast(self.warmup_steps, dt)
-        s = T.minimum(s, decay_steps + warmup_steps)
+            return self._decay(minimum(s, decay_steps), decay_steps, init, dt)
+        target = cast(self.warmup_target, dt)
+        warmup_steps = cast(self.warmup_steps, dt)
+        s = minimum(s, decay_steps + warmup_steps)
         warm = (target - init) * (s / warmup_steps) + init
         decayed = self._decay(s - warmup_steps, decay_steps, target, dt)
-        return T.where(T.less(s, warmup_steps), warm, decayed)
+        return where(less(s, warmup_steps), warm, decayed)
 
     def get_config(self):
         return {"initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
@@ -205,21 +210,21 @@ class CosineDecayRestarts(LearningRateSchedule):
         _check_steps("first_decay_steps", first_decay_steps)
 
     def __call__(self, step):
-        init = T.convert_to_tensor(self.initial_learning_rate)
+        init = convert_to_tensor(self.initial_learning_rate)
         dt = init.dtype
-        alpha = T.cast(self.alpha, dt)
-        t_mul = T.cast(self._t_mul, dt)
-        m_mul = T.cast(self._m_mul, dt)
-        fraction = T.cast(step, dt) / T.cast(self.first_decay_steps, dt)
+        alpha = cast(self.alpha, dt)
+        t_mul = cast(self._t_mul, dt)
+        m_mul = cast(self._m_mul, dt)
+        fraction = cast(step, dt) / cast(self.first_decay_steps, dt)
         if float(self._t_mul) == 1.0:
-            i_restart = T.floor(fraction)
+            i_restart = floor(fraction)
             fraction = fraction - i_restart
         else:
-            i_restart = T.floor(T.math.log(1.0 - fraction * (1.0 - t_mul)) / T.math.log(t_mul))
-            sum_r = (1.0 - T.pow(t_mul, i_restart)) / (1.0 - t_mul)
-            fraction = (fraction - sum_r) / T.pow(t_mul, i_restart)
-        m_fac = T.pow(m_mul, i_restart)
-        cosine = 0.5 * m_fac * (1.0 + T.cos(T.constant(math.pi, dtype=dt) * fraction))
+            i_restart = floor(log(1.0 - fraction * (1.0 - t_mul)) / log(t_mul))
+            sum_r = (1.0 - math_binary.pow(t_mul, i_restart)) / (1.0 - t_mul)
+            fraction = (fraction - sum_r) / math_binary.pow(t_mul, i_restart)
+        m_fac = math_binary.pow(m_mul, i_restart)
+        cosine = 0.5 * m_fac * (1.0 + cos(constant(math.pi, dtype=dt) * fraction))
         return init * ((1 - alpha) * cosine + alpha)
 
     def get_config(self):
@@ -234,7 +239,7 @@ _ALL = {c.__name__: c for c in (LearningRateSchedule, ExponentialDecay, Piecewis
 @tf_export(_P + "serialize")
 def serialize(learning_rate_schedule):
     """The Keras 3 config dict of a schedule."""
-    return _objects.serialize_object(learning_rate_schedule, "keras.optimizers.schedules")
+    return _objects.serialize_object(learning_rate_schedule)
 
 
 @tf_export(_P + "deserialize")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tensorlet._src.autodiff import lazy as T
+from tensorlet._src.ops.math_binary import cast
 from tensorlet._src.keras.optimizers import _sparse as S
 from tensorlet._src.keras.optimizers.base import Optimizer
 from tensorlet._src.ops.registry import tf_export
@@ -37,13 +37,13 @@ class SGD(Optimizer):
             self.momentums = self.add_optimizer_variables(variables, "momentum")
 
     def update_step(self, gradient, variable, learning_rate):
-        lr = T.cast(learning_rate, variable.dtype)
+        lr = cast(learning_rate, variable.dtype)
         gradient = S.cast(gradient, variable.dtype)
         m = self.momentums[self._get_variable_index(variable)] if self.momentum != 0 else None
         if m is None:
             self.assign_sub(variable, S.mul(gradient, lr))
             return
-        momentum = T.cast(self.momentum, variable.dtype)
+        momentum = cast(self.momentum, variable.dtype)
         self.assign(m, S.sub(m * momentum, S.mul(gradient, lr)))
         if self.nesterov:
             self.assign_add(variable, S.sub(m * momentum, S.mul(gradient, lr)))

@@ -96,7 +96,7 @@ def is_safe_mode(safe_mode):
 # --- object resolution ----------------------------------------------------------------------------------------------
 def _bases():
     from tensorlet._src.keras import constraints, initializers, mixed_precision, regularizers
-    from tensorlet._src.keras.engine.base_layer import InputSpec, Layer, _Policy
+    from tensorlet._src.keras.engine.base_layer import InputSpec, Layer
     from tensorlet._src.keras.losses.base import Loss
     from tensorlet._src.keras.metrics.base import Metric
     from tensorlet._src.keras.optimizers import legacy, schedules
@@ -104,7 +104,7 @@ def _bases():
 
     return (Layer, Optimizer, legacy.Optimizer, schedules.LearningRateSchedule, Loss, Metric,
             initializers.Initializer, regularizers.Regularizer, constraints.Constraint, mixed_precision.DTypePolicy,
-            _Policy, InputSpec)
+            InputSpec)
 
 
 _CACHE = {}
@@ -135,9 +135,22 @@ def _export_obj(public):
 
 
 def _public_names(obj):
-    """All public names ``obj`` is exported under."""
-    key = (getattr(obj, "__module__", None), getattr(obj, "__name__", None))
-    return [pub for pub, src in _exports().items() if src == key]
+    """All public names ``obj`` is exported under: the export table names a module and attribute, which may be a
+    public wrapper of ``obj`` (``functools.wraps``: same ``__module__``/``__name__``, ``__wrapped__`` is ``obj``)."""
+    exports = _exports()
+    names = _CACHE.get("public_by_key")
+    if names is None or _CACHE.get("public_size") != len(exports):
+        names = {}
+        for pub, src in exports.items():
+            names.setdefault(tuple(src), []).append(pub)
+            target = _export_obj(pub)
+            wrapped = getattr(target, "__wrapped__", None)
+            if wrapped is not None:
+                key = (getattr(wrapped, "__module__", None), getattr(wrapped, "__name__", None))
+                if key != tuple(src):
+                    names.setdefault(key, []).append(pub)
+        _CACHE["public_by_key"], _CACHE["public_size"] = names, len(exports)
+    return list(names.get((getattr(obj, "__module__", None), getattr(obj, "__name__", None)), []))
 
 
 def _keras_family(module):

@@ -50,6 +50,7 @@ def register_keras_serializable(package="Custom", name=None):
 @tf_export("keras.saving.get_registered_name", "keras.utils.get_registered_name")
 def get_registered_name(obj):
     """The name ``obj`` is registered under, or its ``__name__``."""
+    obj = getattr(obj, "__dict__", {}).get("_keras_functional_of", obj)  # a functional instance of a Model subclass
     if obj in _GLOBAL_CUSTOM_NAMES:
         return _GLOBAL_CUSTOM_NAMES[obj]
     return obj.__name__

@@ -6,6 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.ops import linalg
+from tensorlet._src.ops.array_misc import one_hot
+from tensorlet._src.ops.array_ops import expand_dims, reshape
+from tensorlet._src.ops.math_binary import cast, maximum, minimum
+from tensorlet._src.ops.math_unary import rsqrt, square
+from tensorlet._src.ops.reduce import reduce_sum
 
 
 def _is_tensor(x):
@@ -25,14 +31,12 @@ def to_categorical(x, num_classes=None):
            [0., 1., 0.]])
     """
     if _is_tensor(x):
-        from tensorlet._src.autodiff import lazy as T
-
         shape = x.shape
         if shape.rank is not None and shape.rank > 1 and shape[-1] == 1:
-            x = T.reshape(x, [-1 if d is None else d for d in shape.as_list()[:-1]])
+            x = reshape(x, [-1 if d is None else d for d in shape.as_list()[:-1]])
         if num_classes is None:
             num_classes = int(np.max(np.asarray(x))) + 1
-        return T.one_hot(T.cast(x, "int64"), num_classes)
+        return one_hot(cast(x, "int64"), num_classes)
     x = np.array(x, dtype="int64")
     input_shape = x.shape
     if input_shape and input_shape[-1] == 1 and len(input_shape) > 1:
@@ -58,16 +62,15 @@ def normalize(x, axis=-1, order=2):
         norm[norm == 0] = 1
         axis = axis or -1
         return x / np.expand_dims(norm, axis)
-    from tensorlet._src.autodiff import lazy as T
     from tensorlet._src.keras.metrics.base import epsilon, to_tensor
 
     if not isinstance(order, int) or order < 1:
         raise ValueError(f"Argument `order` must be an int >= 1. Received: order={order}")
     x = to_tensor(x)
     if x.shape.rank == 0:
-        x = T.expand_dims(x, 0)
+        x = expand_dims(x, 0)
     if order == 2:
-        inv_norm = T.math.rsqrt(T.reduce_sum(T.square(x), axis=axis, keepdims=True))
-        return x * T.minimum(inv_norm, T.cast(1.0 / epsilon(), x.dtype))
-    norm = T.norm(x, ord=order, axis=axis, keepdims=True)
-    return x / T.maximum(norm, T.cast(epsilon(), x.dtype))
+        inv_norm = rsqrt(reduce_sum(square(x), axis=axis, keepdims=True))
+        return x * minimum(inv_norm, cast(1.0 / epsilon(), x.dtype))
+    norm = linalg.norm(x, ord=order, axis=axis, keepdims=True)
+    return x / maximum(norm, cast(epsilon(), x.dtype))

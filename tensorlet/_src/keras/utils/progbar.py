@@ -66,6 +66,12 @@ class Progbar:
         self._time_after_first_step = None
         self._prev_total_width = 0
 
+    def will_draw(self, margin=0.0):
+        """Whether an ``update`` now would redraw the bar (``verbose=1`` draws at most every ``interval`` seconds;
+        ``margin`` answers yes slightly early).  A caller whose values are costly to produce produces them only
+        then: the bar shows only the latest value of a stateful metric, so skipped updates lose nothing."""
+        return self.verbose == 1 and self.clock() - self._last_update >= self.interval - margin
+
     def update(self, current, values=None, finalize=None):
         """Moves the bar to step ``current``; ``values`` is a list of ``(name, value)`` pairs."""
         if finalize is None:

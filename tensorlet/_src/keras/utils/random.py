@@ -7,6 +7,7 @@ import random
 import numpy as np
 
 from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.ops.random_gen import set_seed
 
 _STATE = {"seed": None}
 
@@ -22,9 +23,7 @@ def set_random_seed(seed):
     _STATE["seed"] = seed
     random.seed(seed)
     np.random.seed(seed)
-    from tensorlet._src.autodiff import lazy as T
-
-    T.random.set_seed(seed)
+    set_seed(seed)
     for hook in list(_SEED_HOOKS):  # e.g. Keras's global SeedGenerator, reset as Keras does
         hook(seed)
 

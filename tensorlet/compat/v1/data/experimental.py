@@ -51,7 +51,6 @@ from tensorlet._src.data.sources import (
 )
 from tensorlet._src.data.structure import (
     Optional,
-    TypeSpec as Structure,
 )
 
 

@@ -1,0 +1,1 @@
+"""``keras.ops``: Keras 3 operations on tensorlet ops (public names are exported from the family modules)."""

@@ -1,0 +1,1 @@
+"""TensorFlow.js export: Keras models in the Layers format (model.json + weight shards)."""

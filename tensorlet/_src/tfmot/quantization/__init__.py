@@ -1,0 +1,5 @@
+"""``tfmot.quantization``."""
+
+from tensorlet._src.tfmot.quantization import keras
+
+__all__ = ["keras"]
