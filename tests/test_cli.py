@@ -12,7 +12,7 @@ def test_demo_trains_the_cnn(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     lines = out.stdout.rstrip().splitlines()
     assert "4,000 images of the bundled sample (1,000 held out)" in lines[0]
-    for name in ("conv2_d (Conv2D)", "max_pooling2_d_1 (MaxPooling2D)", "flatten (Flatten)", "dropout (Dropout)",
+    for name in ("conv2d (Conv2D)", "max_pooling2d_1 (MaxPooling2D)", "flatten (Flatten)", "dropout (Dropout)",
                  "Total params: 34,826"):
         assert name in out.stdout, name
     assert out.stdout.count("Epoch ") == 5 and "125/125" in out.stdout  # Keras progress bar, batch 32

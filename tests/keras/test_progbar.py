@@ -1,6 +1,7 @@
 """keras.utils.Progbar and the ProgbarLogger callback: byte-for-byte the output real Keras 3 printed for the same
 updates and the same clock readings (tests/goldens/keras_metrics_utils.json)."""
 
+import logging
 import json
 import os
 
@@ -58,9 +59,14 @@ def test_add_and_interactive_logging_off(capsys, monkeypatch, caplog):
     try:
         assert not tf.keras.config.is_interactive_logging_enabled()
         bar = Progbar(2, verbose=2)
-        with caplog.at_level("INFO", logger="tensorflow"):
-            bar.add(1, [("loss", 2.0)])
-            bar.add(1, [("loss", 4.0)])
+        logger = logging.getLogger("tensorflow")  # TF's logger may not propagate to the root once configured
+        logger.addHandler(caplog.handler)
+        try:
+            with caplog.at_level("INFO", logger="tensorflow"):
+                bar.add(1, [("loss", 2.0)])
+                bar.add(1, [("loss", 4.0)])
+        finally:
+            logger.removeHandler(caplog.handler)
         assert capsys.readouterr().out == ""
         assert "2/2 - 2s - 1s/step - loss: 4.0000" in caplog.text  # finalize reports the last value
     finally:
