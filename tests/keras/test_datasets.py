@@ -49,7 +49,7 @@ def test_mnist_reads_keras_cache(offline_home, monkeypatch):
 
 def test_mnist_offline_falls_back_to_shipped_sample_once(monkeypatch, caplog):
     monkeypatch.setitem(mnist._NOTICE, "shown", False)
-    with caplog.at_level(logging.WARNING, logger="tensorlet"):
+    with caplog.at_level(logging.WARNING, logger="tensorflow"):
         (x_train, y_train), (x_test, y_test) = tf.keras.datasets.mnist.load_data()
         tf.keras.datasets.mnist.load_data()
     notices = [r for r in caplog.records if "5,000-image real MNIST sample" in r.getMessage()]

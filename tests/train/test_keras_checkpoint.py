@@ -529,7 +529,7 @@ def test_unused_values_are_logged_like_tensorflow_unless_expect_partial(tmp_path
     got = {}
     del m
     gc.collect()  # earlier tests' restores are finished with now, not during this test
-    with caplog.at_level(logging.WARNING, logger="tensorlet"):
+    with caplog.at_level(logging.WARNING, logger="tensorflow"):
         m = keras.Sequential([keras.Input((3,)), L.Dense(4), L.Dense(1)])
         ckpt = tf.train.Checkpoint(model=m)
         status = ckpt.restore(path)
