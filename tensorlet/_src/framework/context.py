@@ -83,6 +83,8 @@ class _RuntimeLevelFilter:
         import os
 
         pkg = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # .../tensorlet
+        if getattr(record, "user_output", False):  # Keras's progress output, not a runtime notice
+            return True
         return not record.pathname.startswith(pkg + os.sep) or record.levelno >= self.below
 
 

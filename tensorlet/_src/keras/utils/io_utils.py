@@ -43,4 +43,4 @@ def print_msg(message, line_break=True):
     else:
         from tensorlet._src.framework.context import get_logger
 
-        get_logger().info(message)
+        get_logger().info(message, extra={"user_output": True})
