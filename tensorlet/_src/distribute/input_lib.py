@@ -11,27 +11,14 @@ batch that does not split evenly is an error that names the sizes (use ``drop_re
 
 from __future__ import annotations
 
-import numpy as np
 
-from tensorlet._src.distribute.values import PerReplica, regroup
+from tensorlet._src.distribute.values import PerReplica, array_of, regroup
 from tensorlet._src.framework import errors
-from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tensor
+from tensorlet._src.framework.tensor import EagerTensor, Tensor, _wrap
 from tensorlet._src.ops.registry import tf_export
 from tensorlet._src.util import nest
 
 
-def _array(x):
-    if x.__class__ is EagerTensor:
-        return x._v
-    if isinstance(x, Tensor):
-        return convert_to_tensor(x)._v
-    return np.asarray(x)
-
-
-def _wrap(a):
-    t = object.__new__(EagerTensor)
-    t._v = a
-    return t
 
 
 def split_batch(element, n: int, local=None):
@@ -54,7 +41,7 @@ def split_batch(element, n: int, local=None):
                 raise errors.InvalidArgumentError(None, None, "experimental_distribute_dataset inside "
                                                               "tf.function needs static inner dimensions")
             return per_replica_from_stacked_graph(reshape(x, [n, -1] + rest), n)
-        a = _array(x)
+        a = array_of(x)
         if a.ndim == 0:
             raise errors.InvalidArgumentError(None, None, "experimental_distribute_dataset: dataset elements must "
                                                           "be batched (got a scalar component)")

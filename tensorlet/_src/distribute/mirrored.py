@@ -26,12 +26,13 @@ import numpy as np
 
 from tensorlet._src.data.structure import TensorSpec
 from tensorlet._src.distribute import strategy as _s
-from tensorlet._src.distribute.values import DistributedValues, Mirrored, per_replica_from_stacked, regroup
+from tensorlet._src.distribute.values import (DistributedValues, Mirrored, array_of, per_replica_from_stacked,
+                                              regroup)
 from tensorlet._src.framework import device as _device
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.context import ctx
 from tensorlet._src.framework.dtypes import from_numpy
-from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tensor
+from tensorlet._src.framework.tensor import EagerTensor, Tensor, _wrap, convert_to_tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.ops.indexed_slices import IndexedSlices
 from tensorlet._src.framework.variables import Variable, VariableAggregation
@@ -211,9 +212,9 @@ class MirroredStrategy(_s.Strategy):
                                      f"{self._local[1]} replicas on this worker")
                 kind, value = "split", (x._stacked_graph() if tracing else x._stacked_array())
             elif isinstance(x, Mirrored):
-                kind, value = "same", x.values[0] if tracing else _array(x.values[0])
+                kind, value = "same", x.values[0] if tracing else array_of(x.values[0])
             elif isinstance(x, (Tensor, np.ndarray)):
-                kind, value = "same", (convert_to_tensor(x) if tracing else _array(x))
+                kind, value = "same", (convert_to_tensor(x) if tracing else array_of(x))
             else:
                 kinds.append("static")
                 values.append(None)
@@ -251,7 +252,7 @@ class MirroredStrategy(_s.Strategy):
             v = convert_to_tensor(value)
             return multiply(v, self.num_replicas_in_sync) if op is _s.ReduceOp.SUM and \
                 v.dtype.is_floating else v
-        return _reduce_components(op, [_array(v) for v in value.values], axis)
+        return _reduce_components(op, [array_of(v) for v in value.values], axis)
 
     def gather(self, value, axis):
         if not isinstance(value, DistributedValues):
@@ -264,7 +265,7 @@ class MirroredStrategy(_s.Strategy):
             from tensorlet._src.ops.array_ops import concat
 
             return concat(list(value.values), axis=axis)
-        return _wrap(np.concatenate([np.asarray(_array(v)) for v in value.values], axis=axis))
+        return _wrap(np.concatenate([np.asarray(array_of(v)) for v in value.values], axis=axis))
 
     # --- several processes (MultiWorkerMirroredStrategy) ---------------------------------------------
     def _sharding(self, split: bool):
@@ -339,20 +340,6 @@ class MirroredStrategy(_s.Strategy):
         return regroup([value_fn(_s.ValueContext(i, n)) for i in range(first, first + count)])
 
 
-def _array(x):
-    if isinstance(x, EagerTensor):
-        return x._v
-    if isinstance(x, Variable):
-        return x._v
-    if isinstance(x, Tensor):
-        return convert_to_tensor(x)._v
-    return np.asarray(x)
-
-
-def _wrap(a):
-    t = object.__new__(EagerTensor)
-    t._v = a
-    return t
 
 
 def _static_key(x):

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tensor
+from tensorlet._src.framework.tensor import EagerTensor, Tensor, _wrap, convert_to_tensor
+from tensorlet._src.framework.variables import Variable
 from tensorlet._src.framework.type_spec import TypeSpec
 from tensorlet._src.ops.registry import tf_export
 
@@ -29,7 +30,7 @@ class DistributedValues:
     def _stacked_array(self):
         """The components stacked along a new leading replica axis."""
         if self._stacked is None:
-            self._stacked = np.stack([np.asarray(_array_of(v)) for v in self._values])
+            self._stacked = np.stack([np.asarray(array_of(v)) for v in self._values])
         return self._stacked
 
     def _stacked_graph(self):
@@ -109,23 +110,19 @@ class Mirrored(DistributedValues):
     """The same value on every replica (a reduced result, a broadcast input)."""
 
 
-def _array_of(v):
-    if isinstance(v, EagerTensor):
+def array_of(v):
+    """The NumPy (or device) array of a tensor, variable or array-like value."""
+    if isinstance(v, (EagerTensor, Variable)):
         return v._v
     if isinstance(v, Tensor):
         return convert_to_tensor(v)._v
-    return v
+    return np.asarray(v)
 
 
 def per_replica_from_stacked(stacked) -> PerReplica:
     """A PerReplica over the rows of ``stacked`` (leading axis = replica)."""
     host = np.asarray(stacked)
-    comps = []
-    for i in range(host.shape[0]):
-        t = object.__new__(EagerTensor)
-        t._v = host[i]
-        comps.append(t)
-    return PerReplica(comps, stacked=stacked)
+    return PerReplica([_wrap(host[i]) for i in range(host.shape[0])], stacked=stacked)
 
 
 def regroup(values: list, wrap=PerReplica):
