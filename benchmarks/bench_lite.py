@@ -4,7 +4,8 @@ files, against the same model converted by TensorFlow's converter when its files
 by tools/record_tf_goldens/lite_peer.py).  Model optimization (tfmot): "qat" is the model after one epoch of
 quantization-aware training converted to int8 with its learned ranges; "pruned" is the model pruned to 80%
 sparsity during one epoch of fine-tuning, stripped and converted to float (its gzip size is the point).
-Latencies are medians of interleaved rounds in one run.
+Latencies are medians of interleaved rounds in one run after a warm-up call; "vs TF" gives the ratio of medians
+and, in brackets, of the fastest rounds (steadier on a loaded machine).
 
     python benchmarks/bench_lite.py [--save-weights DIR/weights.npz] [--peer-dir DIR] [--no-optimize]
 """
@@ -85,13 +86,15 @@ def main():
         files.update(optimized(model, xt[:2400], yt[:2400]))
     runs = {k: runner(v) for k, v in files.items()}
     probe = xs[:64]
+    for r in runs.values():  # warm-up: XNNPack packs the weights on the first invoke
+        r(probe[:2])
     times = {k: [] for k in files}
     for _ in range(args.rounds):  # interleaved rounds
         for k, r in runs.items():
             t0 = time.perf_counter()
             r(probe)
             times[k].append((time.perf_counter() - t0) / len(probe))
-    print(f"Keras accuracy on {len(ys)} test images: {keras_acc:.4f}")
+    print(f"Keras accuracy on {len(ys)} test images: {keras_acc:.4f}   (load average {os.getloadavg()[0]:.1f})")
     print(f"{'converter':10} {'mode':8} {'bytes':>8} {'x float':>8} {'gzip x':>7} {'accuracy':>9} {'us/image':>9} "
           f"{'vs TF':>7}")
     for (who, m), content in files.items():
@@ -100,6 +103,7 @@ def main():
         ratio = ""
         if who == "tensorlet" and ("tf", m) in files:
             ratio = f"{us / (1e6 * float(np.median(times[('tf', m)]))):.2f}x"
+            ratio += f" ({min(times[(who, m)]) / min(times[('tf', m)]):.2f}x)"
             ratio += f" size {len(content) / len(files[('tf', m)]):.2f}x"
         print(f"{who:10} {m:8} {len(content):8d} {len(content) / len(files[(who, 'float')]):8.3f} "
               f"{len(content) / len(gzip.compress(content)):7.2f} {acc:9.4f} {us:9.1f} {ratio:>7}")

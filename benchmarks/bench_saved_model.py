@@ -6,6 +6,11 @@ load + call in the same process (the loader without the lazy imports of a first 
 interleaved.  TF runs through /work/tfvenv/bin/python (or $TF_PYTHON) when present.  Target (issue 13):
 tensorlet's load + first call <= TF's.
 
+Both peers run from compiled bytecode, as installed packages do: the children write and reuse ``.pyc`` files under
+a temporary ``PYTHONPYCACHEPREFIX`` (also where the environment sets ``PYTHONDONTWRITEBYTECODE``), after one
+untimed warm-up child each.  The second call is where tensorlet compiles the function with XLA (importing jax);
+the first runs on the NumPy graph executor.
+
     python benchmarks/bench_saved_model.py [--rounds 3] [--model DIR] [--json out.json]
 """
 
@@ -17,6 +22,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODEL = os.path.join(ROOT, "tests", "goldens", "tf_saved_model", "mlp")
@@ -30,7 +36,7 @@ import numpy as np
 sys.path.insert(0, {root!r})
 import {module} as tf
 t_import = time.perf_counter() - t_start
-x = tf.constant(np.ones((3, 4), np.float32))
+x = tf.constant(np.ones({shape!r}, np.float32))
 t0 = time.perf_counter()
 m = tf.saved_model.load({model!r})
 t1 = time.perf_counter()
@@ -47,9 +53,22 @@ print(json.dumps({{"warm_load_first": t4 - t3,
 """
 
 
+PYCACHE = os.path.join(tempfile.gettempdir(), "tensorlet_bench_pycache")
+
+
+def _input_shape(model):
+    """The recorded input's shape when the model is one of the goldens (values.json beside it), else (3, 4)."""
+    try:
+        with open(os.path.join(os.path.dirname(model), "values.json")) as f:
+            return tuple(json.load(f)[os.path.basename(os.path.normpath(model))]["x"]["shape"])
+    except (OSError, KeyError, ValueError):
+        return (3, 4)
+
+
 def run(python, module, model):
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    code = CHILD.format(root=ROOT, module=module, model=model)
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONPYCACHEPREFIX=PYCACHE)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    code = CHILD.format(root=ROOT, module=module, model=model, shape=_input_shape(model))
     r = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     if r.returncode:
         raise RuntimeError(f"{module} child failed:\n{r.stderr[-2000:]}")
@@ -66,6 +85,8 @@ def main():
     if os.path.exists(TF_PYTHON):
         peers.append(("tensorflow", TF_PYTHON, "tensorflow"))
     results = {name: [] for name, _, _ in peers}
+    for _, python, module in peers:  # warm-up: bytecode written, file caches filled
+        run(python, module, args.model)
     for _ in range(args.rounds):
         for name, python, module in peers:
             results[name].append(run(python, module, args.model))
@@ -77,6 +98,8 @@ def main():
     if len(results) == 2:
         a, b = (results[n][0]["y0"] for n in ("tensorlet", "tensorflow"))
         assert abs(a - b) < 1e-5, (a, b)
+    print(f"model {os.path.relpath(args.model, ROOT)}; {args.rounds} interleaved rounds, medians; load average "
+          f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print(f"{'':12s} {'load ms':>10s} {'1st call ms':>12s} {'load+1st ms':>12s} {'2nd call ms':>12s} "
           f"{'import ms':>10s} {'import+load+1st':>16s} {'2nd load+1st':>13s}")
     for name, r in rows.items():

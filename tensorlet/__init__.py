@@ -12,6 +12,9 @@ from tensorlet._src.autodiff.tape import (
     GradientTape,
     UnconnectedGradients,
 )
+from tensorlet._src.compat.hessians import (
+    hessians,
+)
 from tensorlet._src.compat.v1_graph import (
     Graph,
     control_dependencies,
@@ -34,6 +37,9 @@ from tensorlet._src.framework.context import (
 from tensorlet._src.framework.device import (
     device,
 )
+from tensorlet._src.framework.device_spec import (
+    DeviceSpec,
+)
 from tensorlet._src.framework.dtypes import (
     DType,
     as_dtype,
@@ -50,6 +56,11 @@ from tensorlet._src.framework.dtypes import (
     int32,
     int64,
     int8,
+    qint16,
+    qint32,
+    qint8,
+    quint16,
+    quint8,
     resource,
     string,
     uint16,
@@ -66,6 +77,9 @@ from tensorlet._src.framework.tensor import (
     constant,
     convert_to_tensor,
     is_tensor,
+)
+from tensorlet._src.framework.tensor_conversion import (
+    register_tensor_conversion_function,
 )
 from tensorlet._src.framework.tensor_shape import (
     TensorShape,
@@ -116,41 +130,74 @@ from tensorlet._src.io.sparse import (
     SparseTensor,
     SparseTensorSpec,
 )
-from tensorlet._src.ops.array_extra import (
-    batch_to_space,
+from tensorlet._src.io.sparse_extra import (
+    edit_distance,
+    make_ndarray,
+    make_tensor_proto,
+)
+from tensorlet._src.ops.array_blocks import (
     dynamic_partition,
     dynamic_stitch,
-    get_static_value,
-    histogram_fixed_width,
-    space_to_batch,
-    space_to_batch_nd,
+    pad,
+    split,
+    unstack,
 )
-from tensorlet._src.ops.array_misc import (
-    einsum,
+from tensorlet._src.ops.array_identity import (
     ensure_shape,
     identity_n,
+)
+from tensorlet._src.ops.array_select import (
     one_hot,
+    reverse,
+    roll,
     sequence_mask,
-    shape,
-    shape_n,
-    tensordot,
+    slice,
     unravel_index,
 )
-from tensorlet._src.ops.array_ops import (
+from tensorlet._src.ops.array_sequence import (
+    approx_top_k,
+    conv,
+    conv2d_backprop_filter_v2,
+    conv2d_backprop_input_v2,
+    extract_volume_patches,
+    histogram_fixed_width_bins,
+    parallel_stack,
+    ragged_fill_empty_rows,
+    ragged_fill_empty_rows_grad,
+    required_space_to_batch_paddings,
+    reverse_sequence,
+)
+from tensorlet._src.ops.array_shape import (
     broadcast_dynamic_shape,
     broadcast_static_shape,
     broadcast_to,
-    pad,
+    get_static_value,
     repeat,
     reshape,
-    reverse,
-    roll,
-    slice,
-    split,
+    shape,
+    shape_n,
     squeeze,
     tile,
     transpose,
-    unstack,
+)
+from tensorlet._src.ops.array_space import (
+    batch_to_space,
+    space_to_batch,
+    space_to_batch_nd,
+)
+from tensorlet._src.ops.control_misc import (
+    AggregationMethod,
+    CriticalSection,
+    RegisterGradient,
+    grad_pass_through,
+    guarantee_const,
+    inside_function,
+    is_symbolic_tensor,
+    no_gradient,
+    no_op,
+    nondifferentiable_batch_function,
+    timestamp,
+    tuple,
 )
 from tensorlet._src.ops.creation import (
     eye,
@@ -170,14 +217,14 @@ from tensorlet._src.ops.debugging import (
     print,
 )
 from tensorlet._src.ops.dispatch import (
-    array_misc__identity as identity,
-    array_misc__rank as rank,
-    array_misc__size as size,
-    array_misc__stop_gradient as stop_gradient,
-    array_misc__where as where,
-    array_ops__concat as concat,
-    array_ops__expand_dims as expand_dims,
-    array_ops__stack as stack,
+    array_blocks__concat as concat,
+    array_blocks__stack as stack,
+    array_identity__identity as identity,
+    array_identity__stop_gradient as stop_gradient,
+    array_select__where as where,
+    array_shape__expand_dims as expand_dims,
+    array_shape__rank as rank,
+    array_shape__size as size,
     creation__ones_like as ones_like,
     creation__zeros_like as zeros_like,
     gather_scatter__boolean_mask as boolean_mask,
@@ -208,8 +255,8 @@ from tensorlet._src.ops.dispatch import (
     math_binary__squared_difference as squared_difference,
     math_binary__subtract as subtract,
     math_binary__truediv as truediv,
-    math_extra__atan2 as atan2,
-    math_extra__clip_by_value as clip_by_value,
+    math_binary_fn__atan2 as atan2,
+    math_clip__clip_by_value as clip_by_value,
     math_unary__abs as abs,
     math_unary__acos as acos,
     math_unary__acosh as acosh,
@@ -256,6 +303,13 @@ from tensorlet._src.ops.indexing import (
     newaxis,
     strided_slice,
 )
+from tensorlet._src.ops.initializers_v2 import (
+    Constant as constant_initializer,
+    Ones as ones_initializer,
+    RandomNormal as random_normal_initializer,
+    RandomUniform as random_uniform_initializer,
+    Zeros as zeros_initializer,
+)
 from tensorlet._src.ops.linalg import (
     norm,
 )
@@ -263,15 +317,26 @@ from tensorlet._src.ops.linalg_decomp import (
     eig,
     eigvals,
 )
+from tensorlet._src.ops.linalg_extra import (
+    sqrtm as matrix_square_root,
+)
 from tensorlet._src.ops.math_binary import (
     bitcast,
 )
-from tensorlet._src.ops.math_extra import (
-    add_n,
-    clip_by_global_norm,
-    clip_by_norm,
+from tensorlet._src.ops.math_binary_fn import (
     complex,
     scalar_mul,
+)
+from tensorlet._src.ops.math_clip import (
+    clip_by_global_norm,
+    clip_by_norm,
+)
+from tensorlet._src.ops.math_einsum import (
+    einsum,
+    tensordot,
+)
+from tensorlet._src.ops.math_nary import (
+    add_n,
 )
 from tensorlet._src.ops.math_truncate import (
     truncatediv,
@@ -299,6 +364,7 @@ from tensorlet._src.ops.scan_sort import (
     sort,
 )
 from tensorlet._src.ops.segment import (
+    histogram_fixed_width,
     unique,
     unique_with_counts,
 )
@@ -311,41 +377,55 @@ from tensorlet._src.ops.signal_fft import (
 from tensorlet._src.ops.strings_split import (
     fingerprint,
 )
-from tensorlet import autodiff  # tensorlet.autodiff
-from tensorlet import autograph  # tensorlet.autograph
-from tensorlet import bitwise  # tensorlet.bitwise
-from tensorlet import compat  # tensorlet.compat
-from tensorlet import config  # tensorlet.config
-from tensorlet import debugging  # tensorlet.debugging
-from tensorlet import dtypes  # tensorlet.dtypes
-from tensorlet import errors  # tensorlet.errors
-from tensorlet import experimental  # tensorlet.experimental
-from tensorlet import image  # tensorlet.image
-from tensorlet import linalg  # tensorlet.linalg
-from tensorlet import lookup  # tensorlet.lookup
-from tensorlet import math  # tensorlet.math
-from tensorlet import nest  # tensorlet.nest
-from tensorlet import nn  # tensorlet.nn
-from tensorlet import ragged  # tensorlet.ragged
-from tensorlet import random  # tensorlet.random
-from tensorlet import signal  # tensorlet.signal
-from tensorlet import strings  # tensorlet.strings
-from tensorlet import types  # tensorlet.types
-from tensorlet import version  # tensorlet.version
+from tensorlet._src.ops.type_specs_extra import (
+    IndexedSlicesSpec,
+    NoneTensorSpec,
+)
 
 
 _LAZY = {
+    'audio',
+    'autodiff',
+    'autograph',
+    'bitwise',
+    'compat',
+    'config',
     'data',
+    'debugging',
     'distribute',
+    'dtypes',
+    'errors',
+    'experimental',
+    'feature_column',
+    'image',
     'io',
     'keras',
+    'linalg',
     'lite',
+    'lookup',
+    'math',
+    'mlir',
+    'nest',
+    'nn',
+    'profiler',
+    'quantization',
+    'queue',
+    'ragged',
+    'random',
     'saved_model',
+    'sets',
+    'signal',
     'sparse',
+    'strings',
     'summary',
+    'sysconfig',
+    'test',
     'tfjs',
     'tpu',
     'train',
+    'types',
+    'version',
+    'xla',
 }
 
 

@@ -41,6 +41,9 @@ from tensorlet._src.framework.errors import (
     error_code_from_exception_type,
     exception_type_from_error_code,
 )
+from tensorlet._src.graph.ir import (
+    OperatorNotAllowedInGraphError,
+)
 
 
 def __getattr__(name):

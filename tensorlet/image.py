@@ -39,6 +39,22 @@ from tensorlet._src.io.image_pipeline import (
     yiq_to_rgb,
     yuv_to_rgb,
 )
+from tensorlet._src.io.webp import (
+    decode_webp,
+)
+from tensorlet._src.ops.image_extra import (
+    combined_non_max_suppression,
+    crop_and_resize,
+    draw_bounding_boxes,
+    non_max_suppression,
+    non_max_suppression_overlaps,
+    non_max_suppression_padded,
+    non_max_suppression_with_scores,
+    sample_distorted_bounding_box,
+    ssim,
+    ssim_multiscale,
+    stateless_sample_distorted_bounding_box,
+)
 from tensorlet._src.ops.image_ops import (
     ResizeMethod,
     adjust_brightness,

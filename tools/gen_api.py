@@ -32,12 +32,14 @@ def __getattr__(name):
 
     raise missing(__name__, name)
 '''
-# Implementation packages that `import tensorlet` does NOT load (Keras, tf.data, checkpoints, summaries, ...): their
-# public modules are imported on first attribute access (`tf.keras`), so `import tensorlet` stays fast.  A public
-# package is lazy when every name under it comes from one of these; the generator imports them to fill the table.
+# Implementation packages that `import tensorlet` does NOT load (Keras, tf.data, checkpoints, summaries, ...): every
+# public submodule is imported on first attribute access (`tf.keras`), so `import tensorlet` stays fast; the generator
+# imports every module of these packages to fill the table.
 LAZY_IMPL = ("tensorlet._src.keras", "tensorlet._src.data", "tensorlet._src.train", "tensorlet._src.summary",
              "tensorlet._src.saved_model", "tensorlet._src.io", "tensorlet._src.compat", "tensorlet._src.distribute",
-             "tensorlet._src.lite", "tensorlet._src.tfjs", "tensorlet._src.numpy_api")
+             "tensorlet._src.lite", "tensorlet._src.tfjs", "tensorlet._src.numpy_api",
+             "tensorlet._src.testing", "tensorlet._src.queue", "tensorlet._src.feature_column",
+             "tensorlet._src.profiler", "tensorlet._src.platform", "tensorlet._src.dtensor")
 LAZY_MISSING = '''
 
 _LAZY = {lazy}
@@ -84,10 +86,6 @@ def load_table():
     return EXPORTS
 
 
-def is_lazy_module(m: str) -> bool:
-    return any(m == p or m.startswith(p + ".") for p in LAZY_IMPL)
-
-
 def render(table):
     """{relative file path: source text}."""
     by_mod = collections.defaultdict(dict)  # "math" -> {name: (module, attr)}
@@ -101,12 +99,6 @@ def render(table):
             by_mod.setdefault(".".join(parts[: i + 1]), {})
     by_mod.setdefault("", {})
     packages = {m for m in by_mod if children.get(m)} | {""}
-    # a public module is lazy (not imported by its parent) when everything under it is implemented lazily
-    eager_mods = set()
-    for full, (m, _) in table.items():
-        if not is_lazy_module(m):
-            parts = full.split(".")[:-1]
-            eager_mods.update(".".join(parts[:i + 1]) for i in range(len(parts)))
     files = {}
     for mod, names in sorted(by_mod.items()):
         path = os.path.join(*(["tensorlet"] + (mod.split(".") if mod else [])))
@@ -126,13 +118,10 @@ def render(table):
             body = ",\n    ".join(items)
             lines.append(f"from {m} import (\n    {body},\n)\n")
         lazy = set()
-        for child in sorted(children.get(mod, ())):
-            dotted = f"{mod}.{child}" if mod else child
-            if dotted not in eager_mods:
-                lazy.add(child)
-                continue
-            parent = f"tensorlet.{mod}" if mod else "tensorlet"
-            lines.append(f"from {parent} import {child}  # tensorlet.{dotted}\n")
+        # every public submodule loads on first access (``tf.math`` imports tensorlet/math/__init__.py then): the
+        # op families are registered by ``_src`` either way, and ``import tensorlet`` skips ~80 public modules and
+        # the implementations only they pull in (compat.v1's TF1 names, tf.experimental.numpy, tf.distribute, ...)
+        lazy.update(children.get(mod, ()))
         lazy_text = "{\n" + "".join(f"    {n!r},\n" for n in sorted(lazy)) + "}"
         lines.append(LAZY_MISSING.format(lazy=lazy_text) if lazy else MISSING)
         files[path] = "".join(lines)

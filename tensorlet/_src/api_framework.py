@@ -6,6 +6,9 @@ from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors as _errors
 from tensorlet._src.framework import dlpack  # noqa: F401  (__dlpack__, tf.experimental.dlpack)
 from tensorlet._src.framework import versions  # noqa: F401  (tf.__version__, tf.version.*)
+from tensorlet._src.framework import device_spec  # noqa: F401  (tf.DeviceSpec)
+from tensorlet._src.framework import tensor_conversion  # noqa: F401  (tf.register_tensor_conversion_function)
+from tensorlet._src.framework import config  # noqa: F401  (tf.config.threading, .optimizer, .experimental)
 from tensorlet._src.framework.api_export import export_value
 
 _F = "tensorlet._src.framework."
@@ -13,6 +16,12 @@ _F = "tensorlet._src.framework."
 for _d in _dt.ALL:
     for _ns in ("", "dtypes."):
         export_value(_ns + _d.name, _F + "dtypes", _d.name)
+for _d in _dt.QUANTIZED:
+    for _ns in ("", "dtypes."):
+        export_value(_ns + _d.name, _F + "dtypes", _d.name)
+export_value("dtypes.QUANTIZED_DTYPES", _F + "dtypes", "QUANTIZED_DTYPES")
+for _d in _dt.EXPERIMENTAL:
+    export_value("dtypes.experimental." + _d.name, _F + "dtypes", _d.name)
 for _n in ("half", "double"):
     for _ns in ("", "dtypes."):
         export_value(_ns + _n, _F + "dtypes", _n)

@@ -8,14 +8,15 @@ Modules tensorlet lacks raise ``ModuleNotFoundError`` saying tensorlet does not 
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import sys
 
 # alias prefix -> tensorlet module it stands for (longest prefix wins).  The public name
 # ``tf.enable_tensorflow_alias`` is registered by tensorlet/_src/compat/exports.py.
 ALIASES = {"tensorflow.compat.v2": "tensorlet", "tensorflow": "tensorlet", "keras": "tensorlet.keras",
-           "tensorflow_model_optimization": "tensorlet._src.tfmot"}
+           "tensorflow_model_optimization": "tensorlet._src.tfmot",
+           # the private TF modules programs and TensorBoard commonly import (deprecation.silence, ...)
+           "tensorflow.python": "tensorlet._src.compat.tf_python"}
 
 
 def _target(fullname: str):
@@ -27,8 +28,12 @@ def _target(fullname: str):
     return None
 
 
-class _AliasLoader(importlib.abc.Loader):
-    """Loads an alias by importing the real tensorlet module and putting *that* object in ``sys.modules``."""
+class _AliasLoader:
+    """Loads an alias by importing the real tensorlet module and putting *that* object in ``sys.modules``.
+
+    The import protocol needs only these methods; the ``importlib.abc`` bases would cost ``import tensorlet``
+    ~10 ms (they pull in importlib.resources, pathlib, tempfile, shutil).
+    """
 
     def __init__(self, real: str):
         self.real = real
@@ -58,7 +63,7 @@ def _import_real(alias: str, real: str):
         raise err from None
 
 
-class _AliasFinder(importlib.abc.MetaPathFinder):
+class _AliasFinder:
     """``find_spec`` for the ``tensorflow``/``keras`` names; anything else is left to the other finders."""
 
     def find_spec(self, fullname, path=None, target=None):

@@ -9,10 +9,22 @@ from tensorlet._src.graph.autograph_api import (
     to_graph,
     trace,
 )
-from tensorlet.autograph import experimental  # tensorlet.autograph.experimental
+
+
+_LAZY = {
+    'experimental',
+}
 
 
 def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     from tensorlet._src.api_missing import missing
 
     raise missing(__name__, name)
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY)

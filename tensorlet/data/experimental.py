@@ -18,6 +18,7 @@ from tensorlet._src.data.experimental import (
     cardinality,
     choose_from_datasets,
     copy_to_device,
+    dense_to_ragged_batch,
     enable_debug_mode,
     enumerate_dataset,
     get_next_as_optional,
@@ -34,6 +35,18 @@ from tensorlet._src.data.experimental import (
     take_while,
     unbatch,
     unique,
+)
+from tensorlet._src.data.experimental_extra import (
+    DatasetInitializer,
+    Reducer,
+    SqlDataset,
+    at,
+    group_by_reducer,
+    index_table_from_dataset,
+    make_batched_features_dataset,
+    pad_to_cardinality,
+    parse_example_dataset,
+    table_from_dataset,
 )
 from tensorlet._src.data.options import (
     AutoShardPolicy,

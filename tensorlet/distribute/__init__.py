@@ -20,6 +20,12 @@ from tensorlet._src.distribute.multi_worker import (
     MultiWorkerMirroredStrategy,
     TPUStrategy,
 )
+from tensorlet._src.distribute.options import (
+    InputOptions,
+    InputReplicationMode,
+    RunOptions,
+    experimental_set_strategy,
+)
 from tensorlet._src.distribute.strategy import (
     InputContext,
     OneDeviceStrategy,

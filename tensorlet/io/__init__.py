@@ -38,9 +38,19 @@ from tensorlet._src.io.parsing import (
     parse_single_example,
     parse_single_sequence_example,
 )
+from tensorlet._src.io.sparse_extra import (
+    decode_json_example,
+    deserialize_many_sparse,
+    match_filenames_once,
+    serialize_many_sparse,
+    serialize_sparse,
+)
 from tensorlet._src.io.tfrecord import (
     TFRecordOptions,
     TFRecordWriter,
+)
+from tensorlet._src.io.webp import (
+    decode_webp,
 )
 
 

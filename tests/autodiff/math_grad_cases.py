@@ -1,4 +1,4 @@
-"""Gradient cases of the math_unary / math_extra ops whose values TF fixes by convention (edges, complex inputs).
+"""Gradient cases of math_unary / math_binary_fn / math_clip whose values TF fixes by convention: edges, complex inputs.
 
 Shared by tools/record_tf_goldens/math_grad.py (runs them with real TensorFlow into tests/goldens/math_grad.json)
 and tests/autodiff/test_grad_math.py (runs them with tensorlet and compares).  Each case's ``fn`` takes the ``tf``

@@ -1,4 +1,4 @@
-"""TF's gradient conventions for the array families (creation, array_ops, array_misc, gather_scatter).
+"""TF's gradient conventions for the array families (creation, array_shape/blocks/select/identity, gather_scatter).
 
 Expected values were computed with real TensorFlow 2.21; the finite-difference checks of every CASE live in
 test_op_gradients.py.
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tensorlet as tf
-from tensorlet._src.ops.array_ops import MIRROR_PAD_GRAD
+from tensorlet._src.ops.array_blocks import MIRROR_PAD_GRAD
 from tensorlet._src.ops.registry import bind
 
 

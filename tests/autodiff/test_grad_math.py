@@ -1,4 +1,4 @@
-"""Gradients of math_unary / math_extra ops where TF fixes the value by convention.
+"""Gradients of math_unary / math_binary_fn / math_nary / math_clip ops where TF fixes the value by convention.
 
 Every case of math_grad_cases.py against TF 2.21's own gradients (tests/goldens/math_grad.json, recorded by
 tools/record_tf_goldens/math_grad.py): None where TF gives None, sqrt'(0) = inf, abs'(0) = 0, clip_by_value's
@@ -111,10 +111,10 @@ def test_predicates_are_not_differentiable():
 
 
 def test_every_op_of_the_two_families_has_a_gradient_decision():
-    from tensorlet._src.ops import math_extra, math_unary
+    from tensorlet._src.ops import math_binary_fn, math_clip, math_nary, math_unary
     from tensorlet._src.ops.registry import Op
 
-    for mod in (math_unary, math_extra):
+    for mod in (math_unary, math_binary_fn, math_nary, math_clip):
         for value in vars(mod).values():
             if isinstance(value, Op):
                 assert value.grad is not None, f"{value.name} has no gradient and is not marked NONDIFF"

@@ -110,3 +110,26 @@ def test_enable_tensorflow_alias_in_process():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:2] == ["True True True None", "off"]
+
+
+def test_tensorboard_reads_logs_under_the_alias(tmp_path):
+    # TensorBoard's loader imports `tensorflow`: under `tensorlet run` it gets tensorlet, probes
+    # tensorflow.python.pywrap_tensorflow (absent: its portable path), wraps reads in
+    # tensorflow.python.util.deprecation.silence() and reads through tf.compat.v1.io.tf_record_iterator
+    out = _run(tmp_path, """
+        import tensorflow as tf
+        from tensorflow.python.util import deprecation
+        deprecation._PRINT_DEPRECATION_WARNINGS = False
+        w = tf.summary.create_file_writer("logs")
+        with w.as_default():
+            for i in range(3):
+                tf.summary.scalar("loss", 0.5 * i, step=i)
+        w.flush()
+        from tensorboard.backend.event_processing import event_accumulator
+        for _ in range(2):  # twice: each read enters silence() afresh
+            acc = event_accumulator.EventAccumulator("logs", size_guidance={"tensors": 0})
+            acc.Reload()
+            print([float(tf.make_ndarray(e.tensor_proto)) for e in acc.Tensors("loss")])
+    """)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:2] == ["[0.0, 0.5, 1.0]"] * 2

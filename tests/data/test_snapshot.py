@@ -185,6 +185,13 @@ def test_damaged_shards_and_missing_files(tmp_path):
     os.remove(f)
     with pytest.raises(tf.errors.DataLossError, match="more than the"):
         D.load(p)
+    run_dir = os.path.dirname(os.path.dirname(f))
+    shutil.rmtree(run_dir)  # no run directory at all: TF reads no shards; 6 declared elements cannot be there
+    with pytest.raises(tf.errors.DataLossError, match="more than the"):
+        D.load(p)
+    open(run_dir, "w").close()
+    with pytest.raises(tf.errors.DataLossError, match="not a directory"):
+        D.load(p)
     with pytest.raises(tf.errors.NotFoundError, match="Could not find metadata file"):
         D.load(str(tmp_path / "nothing"))
     legacy = tmp_path / "legacy"

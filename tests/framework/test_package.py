@@ -33,6 +33,16 @@ def test_bfloat16_loads_ml_dtypes_on_first_use():
     assert out.stdout.split() == ["False", "bfloat16", "[3.0,", "4.0]", "bfloat16", "3.38953e+38", "True"]
 
 
+def test_loading_jax_leaves_numpys_global_stream_alone():
+    # importing jax draws from np.random (cluster detection): a seed set before the first compiled call must
+    # give the stream it gives without jax (Keras's fit shuffles with it after keras.utils.set_random_seed)
+    code = ("import numpy as np, tensorlet as tf; np.random.seed(0); a = np.random.rand(4).tolist(); "
+            "np.random.seed(0); tf.function(lambda x: x * 2, jit_compile=True)(tf.constant(1.0)); "
+            "import sys; print('jax' in sys.modules, np.random.rand(4).tolist() == a)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True"]
+
+
 def test_generated_api_is_up_to_date():
     out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_api.py"), "--check"],
                          capture_output=True, text=True)

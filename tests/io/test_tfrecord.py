@@ -215,3 +215,15 @@ def test_fuzzed_files_fail_closed(tmp_path):
             errors += 1
         assert got == records[:len(got)], (i, kind, pos)
     assert errors > 150
+
+
+def test_v1_tf_record_iterator(tmp_path):
+    # TensorBoard's event-file loader reads through it under the tensorflow alias
+    p = str(tmp_path / "v1.tfrecord")
+    with tf.io.TFRecordWriter(p, "GZIP") as w:
+        for r in (b"a", b"", b"xyz"):
+            w.write(r)
+    assert list(tf.compat.v1.io.tf_record_iterator(p, tf.io.TFRecordOptions("GZIP"))) == [b"a", b"", b"xyz"]
+    assert list(tf.compat.v1.python_io.tf_record_iterator(p, "GZIP")) == [b"a", b"", b"xyz"]
+    with pytest.raises(tf.errors.DataLossError):
+        list(tf.compat.v1.io.tf_record_iterator(p))  # a gzip stream read as an uncompressed file

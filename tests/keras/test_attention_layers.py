@@ -11,6 +11,7 @@ import tensorlet as tf
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import keras_layers_cases as C  # noqa: E402
+from layer_test_utils import run_layer_test  # noqa: E402
 
 L = tf.keras.layers
 
@@ -74,6 +75,18 @@ def test_config_round_trip():
     assert clone.get_config() == {**mha.get_config(), "name": clone.name}
     att = L.Attention(use_scale=True, score_mode="concat")
     assert L.Attention.from_config(att.get_config()).score_mode == "concat"
+
+
+@pytest.mark.parametrize("kwargs, weights", [
+    ({}, []),
+    ({"use_scale": True}, [("scale", ())]),
+    ({"use_scale": True, "score_mode": "concat"}, [("scale", ()), ("concat_score_weight", ())]),
+])
+def test_attention_standard_layer_checks(kwargs, weights):
+    """Attention on [query, value]: output shape, weights, config round trip, eager == tf.function, a training step."""
+    run_layer_test(L.Attention, kwargs, input_shape=[(2, 3, 4), (2, 5, 4)], expected_output_shape=(2, 3, 4),
+                   expected_num_trainable_weights=len(weights), expected_num_non_trainable_weights=0,
+                   expected_weight_names=[n for n, _ in weights], expected_weight_shapes=[s for _, s in weights])
 
 
 def test_mha_in_tf_function():

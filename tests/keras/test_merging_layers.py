@@ -58,3 +58,15 @@ def test_output_shapes_and_config():
     assert L.Dot(axes=(1, 2)).compute_output_shape([(None, 3, 4), (None, 5, 3)]) == (None, 4, 5)
     d = L.Dot(axes=(1, 2), normalize=True)
     assert L.Dot.from_config(d.get_config()).get_config()["axes"] == (1, 2)
+
+
+def test_concatenate_build_shapes_masks_match_keras():
+    # Keras 3 compares every dimension but the concatenation axis (size-1 ones included, ``None`` matching
+    # anything): [(None, 1, 1, 512), (None, 1, 1, 32)] on axis 3 builds (DenseNet at a 32x32 input).
+    import json
+
+    import keras_concat_cases as CC
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "goldens", "keras_concat.json")) as f:
+        want = json.load(f)
+    want.pop("keras_version")
+    assert CC.run(tf.keras) == want

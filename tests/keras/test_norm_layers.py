@@ -11,6 +11,7 @@ import tensorlet as tf
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import keras_layers_cases as C  # noqa: E402
+from layer_test_utils import run_layer_test  # noqa: E402
 
 L = tf.keras.layers
 pytestmark = pytest.mark.filterwarnings("ignore:You passed `rms_scaling=True`")
@@ -92,12 +93,19 @@ def test_errors(make, shape, msg):
         L.LayerNormalization(axis="x")
 
 
-def test_config_round_trip():
-    for layer in (L.BatchNormalization(axis=1, momentum=0.9, center=False),
-                  L.LayerNormalization(axis=[1, 2], epsilon=1e-5), L.GroupNormalization(4, axis=1),
-                  L.UnitNormalization(axis=[1, 2])):
-        clone = type(layer).from_config(layer.get_config())
-        assert clone.get_config() == {**layer.get_config(), "name": clone.name}
+@pytest.mark.parametrize("cls, kwargs, shape, weights, n_trainable", [
+    (L.BatchNormalization, {"axis": 1, "momentum": 0.9, "center": False}, (2, 3, 4),
+     [("gamma", (3,)), ("moving_mean", (3,)), ("moving_variance", (3,))], 1),
+    (L.LayerNormalization, {"axis": [1, 2], "epsilon": 1e-5}, (2, 3, 4), [("gamma", (3, 4)), ("beta", (3, 4))], 2),
+    (L.GroupNormalization, {"groups": 4, "axis": 1}, (2, 4, 3), [("gamma", (4,)), ("beta", (4,))], 2),
+    (L.UnitNormalization, {"axis": [1, 2]}, (2, 3, 4), [], 0),
+])
+def test_standard_layer_checks(cls, kwargs, shape, weights, n_trainable):
+    """Output shape, weights, config round trip (same config and outputs), eager == tf.function, a training step."""
+    run_layer_test(cls, kwargs, input_shape=shape, expected_output_shape=shape,
+                   expected_num_trainable_weights=n_trainable,
+                   expected_num_non_trainable_weights=len(weights) - n_trainable,
+                   expected_weight_names=[n for n, _ in weights], expected_weight_shapes=[s for _, s in weights])
 
 
 def test_batchnorm_in_tf_function_updates_statistics():

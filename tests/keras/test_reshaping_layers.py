@@ -10,6 +10,7 @@ import tensorlet as tf
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import keras_layers_cases as C  # noqa: E402
+from layer_test_utils import run_layer_test  # noqa: E402
 
 L = tf.keras.layers
 
@@ -51,8 +52,17 @@ def test_cropping_too_much():
         L.Cropping1D((2, 2)).compute_output_shape((None, 4, 1))
 
 
-def test_config_round_trip():
-    for layer in (L.ZeroPadding2D(((1, 0), (2, 1)), data_format="channels_first"), L.Cropping3D(1),
-                  L.UpSampling2D(2, interpolation="bilinear")):
-        clone = type(layer).from_config(layer.get_config())
-        assert clone.get_config() == {**layer.get_config(), "name": clone.name}
+_X4 = C.det((1, 2, 3, 4))
+_X5 = C.det((1, 4, 4, 4, 2))
+
+
+@pytest.mark.parametrize("cls, kwargs, x, out_shape, want", [
+    (L.ZeroPadding2D, {"padding": ((1, 0), (2, 1)), "data_format": "channels_first"}, _X4, (1, 2, 4, 7),
+     np.pad(_X4, ((0, 0), (0, 0), (1, 0), (2, 1)))),
+    (L.Cropping3D, {"cropping": 1}, _X5, (1, 2, 2, 2, 2), _X5[:, 1:3, 1:3, 1:3]),
+    (L.UpSampling2D, {"size": 2, "interpolation": "bilinear"}, _X4, (1, 4, 6, 4), None),
+])
+def test_standard_layer_checks(cls, kwargs, x, out_shape, want):
+    """Output shape (and values where NumPy gives them), no weights, config round trip, eager == tf.function."""
+    run_layer_test(cls, kwargs, input_data=x, expected_output_shape=out_shape, expected_output=want,
+                   expected_num_trainable_weights=0, expected_num_non_trainable_weights=0)

@@ -484,4 +484,4 @@ def test_safe_mode_check_is_allow_list():
             with zipfile.ZipFile(os.path.join(GOLDEN_DIR, fname)) as zf:
                 config = json.loads(zf.read("config.json"))
             checked = safe_mode.check_config(config, custom)
-            assert checked["class_name"] in ("Sequential", "Model", "tlt>TwoLayer", "TwoLayer")
+            assert checked["class_name"] in ("Sequential", "Model", "tlt>TwoLayer", "TwoLayer", "FeatureSpace")

@@ -109,9 +109,9 @@ def test_float_structure_is_fused_like_tf(trained):
 def test_sizes_and_int8_accuracy(trained):
     f = trained["files"]
     n = len(f["float"])
-    # int8 weights are 1/4 of float; per-channel scales and zero points add ~1% here: TF's own converter gives
-    # 0.308x on this model (benchmarks/bench_lite.py --peer-dir), tensorlet 0.301x
-    assert len(f["int8"]) <= 0.305 * n, (len(f["int8"]), n)
+    # int8 weights are 1/4 of float; per-channel scales and zero points add ~1-2% here: TF's own converter gives
+    # 0.308x on this model (benchmarks/bench_lite.py --peer-dir); tensorlet writes equal vectors once (0.291x)
+    assert len(f["int8"]) <= 0.30 * n, (len(f["int8"]), n)
     assert len(f["float16"]) <= 0.55 * n, (len(f["float16"]), n)
     assert len(f["dynamic"]) <= 0.35 * n
     acc_keras = np.mean(np.argmax(trained["probs"], 1) == trained["y"])

@@ -4,7 +4,7 @@ import numpy as np
 from opcheck import Case, Err, make, compiled_tests, op_tests
 
 import tensorlet as tf
-from tensorlet._src.ops.array_ops import MIRROR_PAD_GRAD
+from tensorlet._src.ops.array_blocks import MIRROR_PAD_GRAD
 from tensorlet._src.ops.registry import bind
 
 FLOATS = ("float16", "bfloat16", "float32", "float64")

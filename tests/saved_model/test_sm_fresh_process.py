@@ -110,3 +110,39 @@ def test_load_in_fresh_process_without_the_defining_module(tmp_path):
     assert abs(out["loss"] - expect["loss"]) < 1e-5
     assert out["names"] == ["b:0", "b:0", "w:0", "w:0"]
     assert out["loss_after"] < out["loss"] * 0.8
+
+
+FIRST_CALL = textwrap.dedent('''
+    import json, os, sys
+    import numpy as np
+    import tensorlet as tf
+    gold = sys.argv[1]
+    values = json.load(open(os.path.join(gold, "values.json")))
+    out = {}
+    for name in ("mlp", "cnn"):
+        x = values[name]["x"]
+        x = tf.constant(np.array(x["values"], dtype=x["dtype"]).reshape(x["shape"]))
+        m = tf.saved_model.load(os.path.join(gold, name))
+        out[name] = m.serve(x).numpy().tolist()
+    out["jax_imported"] = "jax" in sys.modules
+    out["ml_dtypes_imported"] = "ml_dtypes" in sys.modules  # bfloat16's NumPy type: imported when first used
+    print(json.dumps(out))
+''')
+
+
+def test_tf_written_keras_savedmodels_load_and_answer_without_importing_jax(tmp_path):
+    # load + first call of a TF-written Keras SavedModel (issue 13's speed target): the graphs are traced and the
+    # first call runs on the NumPy executor; shapes are learnt from the NumPy kernels, so jax (seconds to import)
+    # is not imported until a later call compiles
+    import numpy as np
+
+    gold = os.path.join(os.path.dirname(__file__), "..", "goldens", "tf_saved_model")
+    (tmp_path / "first.py").write_text(FIRST_CALL)
+    out = json.loads(_run(["first.py", os.path.abspath(gold)], cwd=tmp_path).strip().splitlines()[-1])
+    values = json.load(open(os.path.join(gold, "values.json")))
+    for name in ("mlp", "cnn"):
+        want = values[name]["serve"]
+        np.testing.assert_allclose(np.array(out[name]).ravel(), np.array(want["values"]).ravel(), rtol=1e-5,
+                                   atol=1e-7)
+    assert out["jax_imported"] is False
+    assert out["ml_dtypes_imported"] is False

@@ -137,6 +137,9 @@ def test_missing_extra_is_named(monkeypatch):
 
 
 class _SlowService:
+    def rest_predict_route(self, method, path):
+        return None  # every request takes the worker-thread path
+
     def rest(self, method, path, body):
         time.sleep(0.5)
         return 200, "{}", "m", "predict"

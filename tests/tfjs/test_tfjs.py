@@ -85,4 +85,4 @@ def test_cli_shards_and_uint8(tmp_path):
     assert q[f"{conv}/kernel"] == "uint8" and q[f"{conv}/bias"] is None and q[f"{dense}/kernel"] is None
     x = np.random.default_rng(3).random((2, 28, 28, 1), dtype=np.float32)
     np.testing.assert_allclose(tfjs_predict(out, x), model.predict(x, verbose=0), atol=0.02)
-    assert cli.main(["export", "tfjs", "--output_format", "tfjs_graph_model", src, out]) == 2
+    assert cli.main(["export", "tfjs", "--output_format", "keras", src, out]) == 2

@@ -1,4 +1,4 @@
-"""Record TF's gradients for the math_unary / math_extra convention cases into tests/goldens/math_grad.json.
+"""Record TF's gradients of math_unary / math_binary_fn / math_clip cases into tests/goldens/math_grad.json.
 
 The cases (edges such as sqrt'(0), clip_by_value at ties, the xlogy family at x == 0, and complex inputs, where
 TF's conj convention shows) live in tests/autodiff/math_grad_cases.py, shared with the test.  Run with a Python

@@ -11,7 +11,8 @@ import numpy as np
 from tensorlet._src.framework.variables import Variable
 from tensorlet._src.util import nest
 from tensorlet._src.framework.tensor import convert_to_tensor
-from tensorlet._src.ops.array_ops import reshape, stack
+from tensorlet._src.ops.array_shape import reshape
+from tensorlet._src.ops.array_blocks import stack
 from tensorlet._src.ops.creation import zeros, zeros_like
 
 

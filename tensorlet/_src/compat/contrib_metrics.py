@@ -13,11 +13,10 @@ from __future__ import annotations
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework.context import init_scope
 from tensorlet._src.ops.registry import tf_export
-from tensorlet._src.ops import array_misc
+from tensorlet._src.ops import array_shape
 from tensorlet._src.framework.tensor import convert_to_tensor
 from tensorlet._src.framework.variables import Variable
-from tensorlet._src.ops.array_misc import size
-from tensorlet._src.ops.array_ops import broadcast_to, squeeze
+from tensorlet._src.ops.array_shape import size, broadcast_to, squeeze
 from tensorlet._src.ops.creation import zeros
 from tensorlet._src.ops.math_binary import cast, divide, equal
 from tensorlet._src.ops.reduce import argmax, reduce_sum
@@ -103,7 +102,7 @@ class Mean(Metric):
             self.denom.assign_add(cast(size(v), self.dtype))
             self.numer.assign_add(reduce_sum(v))
             return values
-        w = broadcast_to(cast(convert_to_tensor(weights), self.dtype), array_misc.shape(v))
+        w = broadcast_to(cast(convert_to_tensor(weights), self.dtype), array_shape.shape(v))
         self.denom.assign_add(reduce_sum(w))
         self.numer.assign_add(reduce_sum(v * w))
         return values, weights

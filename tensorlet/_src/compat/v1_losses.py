@@ -11,8 +11,9 @@ from tensorlet._src.ops.registry import tf_export
 from tensorlet._src.ops import math_unary
 from tensorlet._src.framework.dtypes import float32
 from tensorlet._src.framework.tensor import convert_to_tensor
-from tensorlet._src.ops.array_misc import shape, size, stop_gradient, where
-from tensorlet._src.ops.array_ops import broadcast_to, squeeze
+from tensorlet._src.ops.array_shape import shape, size, broadcast_to, squeeze
+from tensorlet._src.ops.array_identity import stop_gradient
+from tensorlet._src.ops.array_select import where
 from tensorlet._src.ops.creation import ones_like, zeros_like
 from tensorlet._src.ops.math_binary import cast, divide_no_nan, equal, minimum, multiply, squared_difference
 from tensorlet._src.ops.math_unary import log

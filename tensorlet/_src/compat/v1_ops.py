@@ -16,8 +16,9 @@ from tensorlet._src.framework import tensor as _tensor
 from tensorlet._src.graph import control_flow
 from tensorlet._src.api_missing import missing
 from tensorlet._src.ops import (
-    array_misc,
-    array_ops,
+    array_select,
+    array_shape,
+    array_blocks,
     creation,
     gather_scatter,
     linalg,
@@ -29,8 +30,8 @@ from tensorlet._src.ops import (
     reduce as _reduce,
     scan_sort,
 )
-from tensorlet._src.ops.array_misc import stop_gradient
-from tensorlet._src.ops.array_ops import reshape
+from tensorlet._src.ops.array_identity import stop_gradient
+from tensorlet._src.ops.array_shape import reshape
 from tensorlet._src.ops.math_binary import divide, floordiv
 from tensorlet._src.ops.matmul import matmul
 from tensorlet._src.ops.nn_activations import relu
@@ -106,7 +107,7 @@ def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002 - TF's nam
     axis = _lookup("axis", axis, "dim", dim)
     if axis is None:
         raise ValueError("Must specify an axis argument to tf.expand_dims()")
-    return array_ops.expand_dims(input, axis, name=name)
+    return array_shape.expand_dims(input, axis, name=name)
 
 
 def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002 - TF's name
@@ -114,7 +115,7 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002 - TF'
     axis = _lookup("axis", axis, "squeeze_dims", squeeze_dims)
     if isinstance(axis, int):
         axis = [axis]
-    return array_ops.squeeze(input, axis, name=name)
+    return array_shape.squeeze(input, axis, name=name)
 
 
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
@@ -173,12 +174,12 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
 
 def shape(input, name=None, out_type=None):  # noqa: A002 - TF's name
     """TF1 ``shape`` (int32 by default)."""
-    return array_misc.shape(input, out_type=_dt.int32 if out_type is None else out_type, name=name)
+    return array_shape.shape(input, out_type=_dt.int32 if out_type is None else out_type, name=name)
 
 
 def size(input, name=None, out_type=_dt.int32):  # noqa: A002 - TF's name
     """TF1 ``size`` (int32 by default)."""
-    return array_misc.size(input, out_type=out_type, name=name)
+    return array_shape.size(input, out_type=out_type, name=name)
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims=None):  # noqa: A002
@@ -199,12 +200,12 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
 
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
     """TF1 ``pad`` (``name`` before ``constant_values``)."""
-    return array_ops.pad(tensor, paddings, mode=mode, constant_values=constant_values, name=name)
+    return array_blocks.pad(tensor, paddings, mode=mode, constant_values=constant_values, name=name)
 
 
 def transpose(a, perm=None, name="transpose", conjugate=False):
     """TF1 ``transpose`` (``name`` before ``conjugate``)."""
-    return array_ops.transpose(a, perm=perm, conjugate=conjugate, name=name)
+    return array_shape.transpose(a, perm=perm, conjugate=conjugate, name=name)
 
 
 def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
@@ -224,7 +225,7 @@ def where(condition, x=None, y=None, name=None):
     """TF1 ``where``: without ``x``/``y`` the indices of true elements; a 1-D ``condition`` with higher-rank
     ``x``/``y`` picks whole rows (no other broadcasting)."""
     if x is None and y is None:
-        return array_misc.where(condition, name=name)
+        return array_select.where(condition, name=name)
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
     condition = _tensor.convert_to_tensor(condition)
@@ -232,7 +233,7 @@ def where(condition, x=None, y=None, name=None):
     y = _tensor.convert_to_tensor(y, dtype=x.dtype)
     if condition.shape.rank == 1 and x.shape.rank is not None and x.shape.rank > 1:
         condition = reshape(condition, [-1] + [1] * (x.shape.rank - 1))
-    return array_misc.where(condition, x, y, name=name)
+    return array_select.where(condition, x, y, name=name)
 
 
 def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):

@@ -20,7 +20,7 @@ from tensorlet._src.framework.dtypes import float32
 from tensorlet._src.framework.tensor import constant, convert_to_tensor
 from tensorlet._src.framework.variables import Variable
 from tensorlet._src.compat.v1_graph import group
-from tensorlet._src.ops.array_misc import shape
+from tensorlet._src.ops.array_shape import shape
 from tensorlet._src.ops.creation import fill, ones_like, zeros_like
 from tensorlet._src.ops.indexed_slices import IndexedSlices
 from tensorlet._src.ops.math_binary import cast

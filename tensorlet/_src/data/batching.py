@@ -15,6 +15,7 @@ import itertools
 
 import numpy as np
 
+from tensorlet._src.data import composite
 from tensorlet._src.data import structure as S
 from tensorlet._src.data.dataset_ops import INFINITE, UNKNOWN, DatasetSpec, DatasetV2, static_int, to_leaf
 from tensorlet._src.data.functions import DataFunction
@@ -43,12 +44,16 @@ def _batched_card(n, b, drop):
     return n // b if drop else -(-n // b)
 
 
-def stack_batch(buf, what="batch"):
-    """Stack a list of flat elements component-wise (TF's error for mismatched shapes)."""
+def stack_batch(buf, what="batch", specs=None):
+    """Stack a list of flat elements component-wise (TF's error for mismatched shapes); composite components
+    (``specs``: the flat element spec) batch as RaggedTensors / SparseTensors."""
     out = []
     for j, col in enumerate(zip(*buf)):
         if isinstance(col[0], DatasetV2):
             raise TypeError("tensorlet cannot batch nested datasets; use `flat_map` first.")
+        if specs is not None and composite.is_composite_spec(specs[j]):
+            out.append(composite.batch(col, specs[j], j))
+            continue
         try:
             out.append(np.stack(col))
         except ValueError:
@@ -82,12 +87,13 @@ class _BatchDataset(UnaryDataset):
 
     def _gen_elements(self, ictx):
         b, drop, me = self._bs, self._drop, id(self)
+        specs = _composite_specs(self._input)
         buf = []
         for leaves in self._input._gen(ictx):
             buf.append(leaves)
             if len(buf) == b:
                 try:
-                    out = stack_batch(buf)
+                    out = stack_batch(buf, specs=specs)
                 except errors.OpError:
                     if me in ictx.ignore:
                         buf = []
@@ -96,7 +102,7 @@ class _BatchDataset(UnaryDataset):
                 buf = []
                 yield out
         if buf and not drop:
-            yield stack_batch(buf)
+            yield stack_batch(buf, specs=specs)
 
     def _gen_plan(self, plan, ictx):
         b, drop = self._bs, self._drop
@@ -116,6 +122,33 @@ class _BatchDataset(UnaryDataset):
 
 
 _BatchDataset.__name__ = _BatchDataset.__qualname__ = "_BatchDataset"
+
+
+def _composite_specs(ds):
+    """The flat element spec of ``ds`` when it has composite components (else None: the plain path)."""
+    flat = list(ds._flat_spec())
+    return flat if any(composite.is_composite_spec(s) for s in flat) else None
+
+
+class DenseToRaggedDataset(UnaryDataset):
+    """TF's ``dense_to_ragged``: components whose shape is not fully defined are re-encoded as RaggedTensors
+    (ragged_rank: their last unknown axis), so elements of different shapes can be batched."""
+
+    def __init__(self, input_dataset, row_splits_dtype=_dt.int64, name=None):
+        super().__init__(input_dataset, name)
+        rsd = _dt.as_dtype(row_splits_dtype)
+        self._set_spec(S.dmap(lambda s: composite.to_ragged_spec(s, rsd), input_dataset.element_spec))
+
+    def _card(self):
+        return self._input._card()
+
+    def _gen(self, ictx):
+        specs = self._flat
+        for leaves in self._input._gen(ictx):
+            yield tuple(composite.to_ragged_value(v, s) for v, s in zip(leaves, specs))
+
+
+DenseToRaggedDataset.__name__ = DenseToRaggedDataset.__qualname__ = "_DenseToRaggedDataset"
 
 
 class _ParallelBatchDataset(_BatchDataset):
@@ -162,7 +195,9 @@ class PaddedBatchDataset(UnaryDataset):
         flat = S.dflatten(spec)
         for s in flat:
             if not isinstance(s, TensorSpec):
-                raise TypeError("`padded_batch` is only supported for datasets that produce tensor elements.")
+                raise TypeError("`padded_batch` is only supported for datasets that produce tensor elements but "
+                                "type spec of elements in the input dataset is not a subclass of TensorSpec: "
+                                f"`{s}`.")
         if padded_shapes is None:
             shapes = []
             for s in flat:
@@ -286,6 +321,10 @@ class UnbatchDataset(UnaryDataset):
         return INFINITE if n == INFINITE else UNKNOWN
 
     def _gen(self, ictx):
+        specs = _composite_specs(self._input)
+        if specs is not None:
+            yield from self._gen_composite(ictx, specs)
+            return
         for leaves in self._input._gen(ictx):
             n = np.shape(leaves[0])[0]
             for v in leaves[1:]:
@@ -299,6 +338,19 @@ class UnbatchDataset(UnaryDataset):
                     yield (x,)
             else:
                 yield from zip(*[_rows(a) for a in leaves])
+
+    def _gen_composite(self, ictx, specs):
+        for leaves in self._input._gen(ictx):
+            cols = [composite.rows(v, s) if composite.is_composite_spec(s) else list(_rows(v))
+                    for v, s in zip(leaves, specs)]
+            n = len(cols[0])
+            for c in cols[1:]:
+                if len(c) != n:
+                    raise errors.InvalidArgumentError(None, "IteratorGetNext",
+                                                      "Input element must have the same batch size in each "
+                                                      f"component. Component 0 had size {n} but component had "
+                                                      f"size {len(c)}.")
+            yield from zip(*cols)
 
 
 UnbatchDataset.__name__ = UnbatchDataset.__qualname__ = "_UnbatchDataset"
@@ -324,14 +376,15 @@ class RebatchDataset(UnaryDataset):
         sizes = itertools.cycle(self._sizes)
         b = next(sizes)
         buf = []
+        specs = _composite_specs(self._unbatched)
         for leaves in self._unbatched._gen(ictx):
             buf.append(leaves)
             if len(buf) == b:
-                yield stack_batch(buf)
+                yield stack_batch(buf, specs=specs)
                 buf = []
                 b = next(sizes)
         if buf and not self._drop:
-            yield stack_batch(buf)
+            yield stack_batch(buf, specs=specs)
 
 
 RebatchDataset.__name__ = RebatchDataset.__qualname__ = "_RebatchDataset"

@@ -292,6 +292,13 @@ class DatasetV2:
 
         return UnbatchDataset(self, name=name)
 
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=_dt.int64, name=None):
+        """Batch elements of different shapes: components whose shape is not fully defined become
+        ``RaggedTensor``s (TF's ``dense_to_ragged_batch``)."""
+        from tensorlet._src.data.batching import BatchDataset, DenseToRaggedDataset
+
+        return BatchDataset(DenseToRaggedDataset(self, row_splits_dtype), batch_size, drop_remainder, name=name)
+
     def rebatch(self, batch_size, drop_remainder=False, name=None):
         """Re-batch already batched elements into batches of ``batch_size``."""
         from tensorlet._src.data.batching import RebatchDataset
@@ -524,6 +531,11 @@ def leaf_spec(v):
     """The spec of one normalized leaf (an array, or a nested dataset)."""
     if isinstance(v, DatasetV2):
         return DatasetSpec(v.element_spec)
+    if not isinstance(v, (np.ndarray, np.generic)):
+        from tensorlet._src.data import composite
+
+        if composite.is_composite(v):  # RaggedTensor / SparseTensor: its own spec
+            return v._type_spec
     return S.np_spec(v)
 
 
@@ -535,6 +547,10 @@ def to_leaf(v, name="component"):
         return v
     if isinstance(v, Tensor):
         raise TypeError(f"tf.data needs concrete tensors, got {type(v).__name__}")
+    from tensorlet._src.data import composite
+
+    if v is not None and composite.is_composite(v):  # a RaggedTensor / SparseTensor leaf stays composite
+        return composite.check_eager(v)
     from tensorlet._src.framework.tensor import convert_to_tensor
 
     if v is None:
@@ -556,8 +572,8 @@ def spec_of_value(value):
 
 
 def wrap_leaf(v):
-    if isinstance(v, DatasetV2):
-        return v
+    if isinstance(v, DatasetV2) or hasattr(v, "_type_spec") and not isinstance(v, Tensor):
+        return v  # a nested dataset or a composite (RaggedTensor / SparseTensor)
     t = EagerTensor.__new__(EagerTensor)
     t._v = v
     return t

@@ -133,6 +133,12 @@ def unbatch():
     return lambda ds: ds.unbatch()
 
 
+@tf_export("data.experimental.dense_to_ragged_batch")
+def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=_dt.int64):
+    """``ds.apply(dense_to_ragged_batch(2))``: ``Dataset.ragged_batch`` as a transformation."""
+    return lambda ds: ds.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
+
+
 @tf_export("data.experimental.unique")
 def unique():
     return lambda ds: ds.unique()

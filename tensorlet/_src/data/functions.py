@@ -182,12 +182,19 @@ class DataFunction:
                 traced = tf_function(flat_fn)
             concrete = traced.get_concrete_function(*flat_in)
             outs = getattr(concrete, "structured_outputs", None)
-            specs = [TensorSpec._make(TensorShape(o.shape), o.dtype) for o in S.dflatten(outs)]
+            specs = [o._type_spec if _is_composite(o) else TensorSpec._make(TensorShape(o.shape), o.dtype)
+                     for o in S.dflatten(outs)]
             self._out_spec = S.dpack(self._out_template, specs)
             self._traced = traced
         except Exception:  # noqa: BLE001 - untraceable functions run eagerly
             self._traced = None
             self._out_spec = None
+
+
+def _is_composite(v):
+    from tensorlet._src.data import composite
+
+    return composite.is_composite(v)
 
 
 def _template(out):

@@ -1,9 +1,10 @@
 """Worker threads: ``prefetch``, parallel ``map`` and parallel ``interleave``.
 
-NumPy kernels release the GIL, so a NumPy-heavy map function scales across threads.  Memory is bounded:
-``prefetch(n)`` holds at most ``n`` produced elements, a parallel map at most ``2 * num_parallel_calls``
-elements in flight.  Threads are daemons that never reference the user's iterator; they stop when the
-iterator is exhausted, closed, or garbage collected (its ``IterCtx`` runs their cleanups).
+NumPy kernels and compiled (XLA) calls release the GIL, so a heavy map function scales across threads.  Memory
+is bounded: ``prefetch(n)`` holds at most ``n`` produced elements, a parallel map at most ``2 *
+num_parallel_calls`` tasks in flight (a task: one element, or up to ``CHUNK_MAX`` when the function is cheap).
+Threads are daemons that never reference the user's iterator; they stop when the iterator is exhausted, closed,
+or garbage collected (its ``IterCtx`` runs their cleanups).
 
 >>> ds = tf.data.Dataset.range(8).map(lambda x: x * x, num_parallel_calls=tf.data.AUTOTUNE).prefetch(2)
 >>> [int(x) for x in ds][:4]
@@ -181,6 +182,12 @@ class ParallelMapDataset(_MapDataset):
         return self._gen_parallel(ictx, n)
 
     def _gen_parallel(self, ictx, n):
+        """Elements go to the workers in chunks (one task runs the function on a few consecutive elements), sized
+        so that a task takes about ``CHUNK_S`` seconds: a cheap function then pays the hand-over (a future, two
+        queue operations, a wake-up: main-thread Python time, holding the GIL) once per chunk instead of once per
+        element.  Each element's result or error is kept and yielded in order; at most ``2 * n`` tasks are in
+        flight, and a chunk starts as soon as its elements are read (chunks are 1 element until the function's
+        cost is known)."""
         fn = self._fn
         me = id(self)
         det = _deterministic(self, self._deterministic)
@@ -190,15 +197,34 @@ class ParallelMapDataset(_MapDataset):
         pending = collections.deque()
         inp = self._input._gen(ictx)
         exhausted = False
+        timing = [0.0, 0]  # seconds spent in the function, elements: the chunk size follows the function's cost
+        size = 1
+
+        def run_chunk(chunk):
+            t0 = time.perf_counter()
+            out = []
+            for leaves in chunk:
+                try:
+                    out.append((True, fn(leaves)))
+                except Exception as e:  # noqa: BLE001 - raised (or skipped) in order by the consumer
+                    out.append((False, e))
+            timing[0] += time.perf_counter() - t0
+            timing[1] += len(chunk)
+            return out
+
         try:
             while True:
                 while not exhausted and len(pending) < cap:
-                    try:
-                        leaves = next(inp)
-                    except StopIteration:
-                        exhausted = True
+                    chunk = []
+                    while len(chunk) < size:
+                        try:
+                            chunk.append(next(inp))
+                        except StopIteration:
+                            exhausted = True
+                            break
+                    if not chunk:
                         break
-                    pending.append(pool.submit(fn, leaves))
+                    pending.append(pool.submit(run_chunk, chunk))
                 if not pending:
                     return
                 if det:
@@ -207,17 +233,23 @@ class ParallelMapDataset(_MapDataset):
                     done, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
                     fut = next(f for f in pending if f in done)
                     pending.remove(fut)
-                try:
-                    out = fut.result()
-                except Exception:
-                    if me in ictx.ignore:
-                        continue
-                    raise
-                yield out
+                for ok, out in fut.result():
+                    if not ok:
+                        if me in ictx.ignore and isinstance(out, Exception):
+                            continue
+                        raise out
+                    yield out
+                if timing[1] >= 2 * n:
+                    per = timing[0] / timing[1]
+                    size = max(1, min(CHUNK_MAX, int(CHUNK_S / per) if per > 0 else CHUNK_MAX))
         finally:
             for f in pending:
                 f.cancel()
             pool.shutdown()
+
+
+CHUNK_S = 1e-3  # a parallel map's task runs its function on elements for about this long ...
+CHUNK_MAX = 16  # ... on at most this many elements
 
 
 ParallelMapDataset.__name__ = ParallelMapDataset.__qualname__ = "_ParallelMapDataset"

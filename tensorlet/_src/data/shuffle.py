@@ -23,7 +23,7 @@ from tensorlet._src.data.structure import TensorSpec
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import constant, convert_to_tensor, Tensor
-from tensorlet._src.ops.array_ops import expand_dims
+from tensorlet._src.ops.array_shape import expand_dims
 from tensorlet._src.ops.math_unary import log
 
 __all__ = ["SeedGenerator", "WordStream", "ShuffleDataset", "RandomDataset", "sample_from_datasets", "data_seeds"]

@@ -46,6 +46,9 @@ class TensorSliceDataset(DatasetV2):
             raise ValueError("Invalid `element`. `element` should not be empty.")
         template, leaves = normalize(tensors)
         _check_leaves(leaves)
+        if any(not isinstance(v, np.ndarray) for v in leaves):
+            self._init_composite(template, leaves)
+            return
         n = None
         for v in leaves:
             if v.ndim == 0:
@@ -58,6 +61,28 @@ class TensorSliceDataset(DatasetV2):
         self._n = n
         self._set_spec(S.dpack(template, [leaf_spec(v)._unbatch() for v in self._arrays]))
         self._plan = IndexPlan(self._arrays, n, self._chunks)
+
+    def _init_composite(self, template, leaves):
+        """Slices of RaggedTensor / SparseTensor leaves (and tensors beside them): rows computed once, no index
+        plan (batching them is composite batching, not a gather)."""
+        from tensorlet._src.data import composite
+
+        specs = [leaf_spec(v) for v in leaves]
+        n = None
+        for v, s in zip(leaves, specs):
+            if isinstance(v, np.ndarray) and v.ndim == 0 or s.shape.rank == 0:
+                raise ValueError("Unbatching a tensor is only supported for rank >= 1")
+            k = v.shape[0] if isinstance(v, np.ndarray) else composite.num_rows(v, s)
+            if n is None:
+                n = k
+            elif k != n:
+                raise ValueError(f"Dimensions {n} and {k} are not compatible")
+        self._rows = [list(_rows(v)) if isinstance(v, np.ndarray) else composite.rows(v, s)
+                      for v, s in zip(leaves, specs)]
+        self._arrays = None
+        self._n = n
+        self._set_spec(S.dpack(template, [s._unbatch() for s in specs]))
+        self._plan = None
 
     def _card(self):
         return self._n
@@ -72,7 +97,7 @@ class TensorSliceDataset(DatasetV2):
 
     def _gen(self, ictx):
         arrays = self._arrays
-        its = [_rows(a) for a in arrays]
+        its = [_rows(a) for a in arrays] if arrays is not None else [iter(r) for r in self._rows]
         if len(its) == 1:
             for x in its[0]:
                 yield (x,)

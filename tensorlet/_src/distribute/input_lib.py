@@ -31,7 +31,7 @@ def split_batch(element, n: int, local=None):
     def split(x):
         if isinstance(x, Tensor) and x.__class__ is not EagerTensor:  # traced (next() inside tf.function)
             from tensorlet._src.distribute.mirrored import per_replica_from_stacked_graph
-            from tensorlet._src.ops.array_ops import reshape
+            from tensorlet._src.ops.array_shape import reshape
 
             if count != n:
                 raise errors.UnimplementedError(None, None, "distributed datasets across workers inside "

@@ -36,7 +36,7 @@ from tensorlet._src.framework.tensor import EagerTensor, Tensor, _wrap, convert_
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.ops.indexed_slices import IndexedSlices
 from tensorlet._src.framework.variables import Variable, VariableAggregation
-from tensorlet._src.ops.array_ops import dense
+from tensorlet._src.ops.array_shape import dense
 from tensorlet._src.graph.function import Function
 from tensorlet._src.graph.lowering import build_fn, check_lowerable
 from tensorlet._src.ops import collective_ops
@@ -102,7 +102,7 @@ class _SpmdPerReplica(DistributedValues):
 
 def _all_gather(v, axis, n):
     """Every replica's ``v`` concatenated along ``axis`` (a collective of the SPMD program)."""
-    from tensorlet._src.ops.array_ops import transpose
+    from tensorlet._src.ops.array_shape import transpose
 
     if axis == 0:
         return collective_ops.all_gather(v, n, AXIS)
@@ -262,7 +262,7 @@ class MirroredStrategy(_s.Strategy):
         if self._multi_process:
             return _wrap(self._global_reduce(None, value, axis))
         if not all(v.__class__ is EagerTensor for v in value.values):
-            from tensorlet._src.ops.array_ops import concat
+            from tensorlet._src.ops.array_blocks import concat
 
             return concat(list(value.values), axis=axis)
         return _wrap(np.concatenate([np.asarray(array_of(v)) for v in value.values], axis=axis))
@@ -516,7 +516,7 @@ class _ReplicaStep:
 def per_replica_from_stacked_graph(stacked, n):
     """A PerReplica of graph tensors: the rows of a traced [replicas, ...] tensor."""
     from tensorlet._src.distribute.values import PerReplica
-    from tensorlet._src.ops.array_ops import unstack
+    from tensorlet._src.ops.array_blocks import unstack
 
     return PerReplica(unstack(stacked, num=n, axis=0), stacked=stacked)
 

@@ -35,7 +35,7 @@ class DistributedValues:
 
     def _stacked_graph(self):
         """The components stacked along a new leading replica axis, as a (traced) tensor."""
-        from tensorlet._src.ops.array_ops import stack
+        from tensorlet._src.ops.array_blocks import stack
 
         if isinstance(self._stacked, Tensor):
             return self._stacked

@@ -33,7 +33,8 @@ class DType:
         self._kind = kind
 
     name = property(lambda self: self._name)
-    as_numpy_dtype = property(lambda self: object if self._kind in "sr" else self._np.type)
+    as_numpy_dtype = property(lambda self: object if self._kind in "sr" else
+                              self._np if self._kind == "q" else self._np.type)
     as_datatype_enum = property(lambda self: self._enum)
     base_dtype = property(lambda self: self)
     is_floating = property(lambda self: self._kind == "f")
@@ -41,8 +42,8 @@ class DType:
     is_unsigned = property(lambda self: self._kind in "ub")
     is_complex = property(lambda self: self._kind == "c")
     is_bool = property(lambda self: self._kind == "b")
-    is_numeric = property(lambda self: self._kind in "fiuc")
-    is_quantized = property(lambda self: False)
+    is_numeric = property(lambda self: self._kind in "fiucq")
+    is_quantized = property(lambda self: self._kind == "q")
     is_numpy_compatible = property(lambda self: self._kind != "r")
 
     @property
@@ -60,16 +61,21 @@ class DType:
         return np.dtype(self._np).itemsize
 
     def __getattr__(self, name):
-        # only reached for an unset slot: bfloat16's NumPy dtype, resolved (and registered) on first use
+        # only reached for an unset slot: bfloat16's (or an ml_dtypes type's) NumPy dtype, resolved (and
+        # registered) on first use
         if name == "_np" and self._name == "bfloat16":
             return _resolve_bfloat16()
+        if name == "_np" and self._name in _ML_LAZY:
+            return _resolve_ml(self)
         raise AttributeError(f"'DType' object has no attribute {name!r}")
 
     def _info(self):
+        if self._kind == "q":
+            raise TypeError(f"Cannot find minimum value of {self} with quantized type {self}.")
         if self._kind == "f":
             return finfo(self._np)
         if self._kind in "iu":
-            return np.iinfo(self._np)
+            return iinfo(self._np)
         raise TypeError(f"Cannot find minimum/maximum value for {self._name}.")
 
     @property
@@ -145,6 +151,37 @@ double = float64
 ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16,
        uint32, uint64, bool, complex64, complex128, string, resource, variant)
 
+# TF's quantized types: NumPy structured dtypes over the storage integer, as TF's ``as_numpy_dtype``
+qint8 = DType("qint8", np.dtype([("qint8", np.int8)]), 11, "q")
+quint8 = DType("quint8", np.dtype([("quint8", np.uint8)]), 12, "q")
+qint32 = DType("qint32", np.dtype([("qint32", np.int32)]), 13, "q")
+qint16 = DType("qint16", np.dtype([("qint16", np.int16)]), 15, "q")
+quint16 = DType("quint16", np.dtype([("quint16", np.uint16)]), 16, "q")
+QUANTIZED = (qint8, quint8, qint16, quint16, qint32)
+QUANTIZED_DTYPES = frozenset(QUANTIZED)
+
+
+def _ml(name, enum, kind):
+    d = DType.__new__(DType)  # its NumPy dtype (slot _np) is resolved from ml_dtypes on first use
+    d._name, d._enum, d._kind = name, enum, kind
+    return d
+
+
+# tf.dtypes.experimental: the narrow types of ml_dtypes (loaded lazily, as bfloat16)
+float8_e5m2 = _ml("float8_e5m2", 24, "f")
+float8_e4m3fn = _ml("float8_e4m3fn", 25, "f")
+float8_e4m3fnuz = _ml("float8_e4m3fnuz", 26, "f")
+float8_e4m3b11fnuz = _ml("float8_e4m3b11fnuz", 27, "f")
+float8_e5m2fnuz = _ml("float8_e5m2fnuz", 28, "f")
+int4 = _ml("int4", 29, "i")
+uint4 = _ml("uint4", 30, "u")
+int2 = _ml("int2", 31, "i")
+uint2 = _ml("uint2", 32, "u")
+float4_e2m1fn = _ml("float4_e2m1fn", 33, "f")
+EXPERIMENTAL = (float8_e5m2, float8_e4m3fn, float8_e4m3fnuz, float8_e4m3b11fnuz, float8_e5m2fnuz, int4, uint4,
+                int2, uint2, float4_e2m1fn)
+_ML_LAZY = {d._name: d for d in EXPERIMENTAL}
+
 # numpy dtype -> DType (the hot path: Tensor.dtype is one lookup here)
 class _FromNumpy(dict):
     """The table; a miss on a bfloat16 NumPy dtype (made before we resolved ours) registers it."""
@@ -153,18 +190,23 @@ class _FromNumpy(dict):
         if is_bfloat16_np(key):
             _resolve_bfloat16()
             return bfloat16
+        ml = _ML_LAZY.get(getattr(key, "name", None) if isinstance(key, np.dtype) else getattr(key, "__name__", None))
+        if ml is not None and np.dtype(key).kind == "V":
+            _resolve_ml(ml)
+            return ml
         raise KeyError(key)
 
 
 _FROM_NP: dict = _FromNumpy({d._np: d for d in ALL if d._kind != "r" and d is not bfloat16})
+_FROM_NP.update({d._np: d for d in QUANTIZED})
 _FROM_NP[_OBJ] = string
 for _c in ("S", "U"):
     _FROM_NP[np.dtype(_c)] = string
 
-_BY_NAME = {d._name: d for d in ALL}
+_BY_NAME = {d._name: d for d in ALL + QUANTIZED + EXPERIMENTAL}
 _BY_NAME.update({"half": float16, "float": float32, "double": float64, "bool_": bool,
                  "complex": complex128, "str": string, "bytes": string})
-_BY_ENUM = {d._enum: d for d in ALL}
+_BY_ENUM = {d._enum: d for d in ALL + QUANTIZED + EXPERIMENTAL}
 _PY = {builtins.float: float32, builtins.bool: bool, builtins.complex: complex128,
        builtins.str: string, builtins.bytes: string, builtins.object: string}
 
@@ -196,6 +238,8 @@ def from_numpy(np_dtype) -> DType:
         if d.name == "bfloat16" and d.kind == "V":
             _resolve_bfloat16()
             return bfloat16
+        if d.name in _ML_LAZY and d.kind == "V":
+            return _ML_LAZY[d.name] if _resolve_ml(_ML_LAZY[d.name]) is not None else None
     raise TypeError(f"Cannot convert the argument `type_value`: {np_dtype!r} to a TensorFlow DType.")
 
 
@@ -231,6 +275,15 @@ def _resolve_bfloat16():
     return d
 
 
+def _resolve_ml(dt):
+    import ml_dtypes  # noqa: PLC0415 - deliberately lazy (see the module docstring)
+
+    d = np.dtype(getattr(ml_dtypes, dt._name))
+    dt._np = d
+    _FROM_NP[d] = dt
+    return d
+
+
 def bfloat16_loaded() -> builtins.bool:
     """Whether ml_dtypes was imported (no array can be bfloat16 before that)."""
     return "ml_dtypes" in sys.modules
@@ -253,10 +306,20 @@ def is_low_float_np(d) -> builtins.bool:
     return d == np.float16 or is_bfloat16_np(d)
 
 
-def finfo(d):
-    """``np.finfo`` that also knows bfloat16 (through ml_dtypes, already loaded if an array is bfloat16)."""
+def iinfo(d):
+    """``np.iinfo`` that also knows ml_dtypes' int4/uint4/int2/uint2."""
     d = np.dtype(d)
-    if is_bfloat16_np(d):
+    if d.kind == "V":
+        import ml_dtypes  # noqa: PLC0415 - lazy, see the module docstring
+
+        return ml_dtypes.iinfo(d)
+    return np.iinfo(d)
+
+
+def finfo(d):
+    """``np.finfo`` that also knows bfloat16 and float8 (through ml_dtypes, already loaded if an array is one)."""
+    d = np.dtype(d)
+    if d.kind == "V":
         import ml_dtypes  # noqa: PLC0415 - lazy, see the module docstring
 
         return ml_dtypes.finfo(d)

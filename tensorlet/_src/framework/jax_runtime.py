@@ -19,7 +19,13 @@ def load():
     """``(jax, jax.numpy, jax.lax)``, imported and configured on the first call."""
     global _loaded
     if _loaded is None:
-        jax_mod = importlib.import_module("jax")
+        import numpy as np
+
+        state = np.random.get_state()  # importing jax draws from NumPy's global generator (its cluster detection):
+        try:  # a seed the user set (keras.utils.set_random_seed) must give the same stream whenever jax loads
+            jax_mod = importlib.import_module("jax")
+        finally:
+            np.random.set_state(state)
         jax_mod.config.update("jax_enable_x64", True)
         n_cpu = device.num_cpu_devices()
         if n_cpu > 1:

@@ -324,6 +324,10 @@ def _to_dtype_python(value, dtype: _dt.DType) -> np.ndarray:
     return a.astype(dtype._np)
 
 
+# (base_type, conversion_func) pairs of tf.register_tensor_conversion_function, by priority (tensor_conversion.py)
+CONVERSIONS: list = []
+
+
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None, preferred_dtype=None) -> Tensor:
     """Converts Python values, NumPy arrays, tensors and variables to a ``Tensor``.
 
@@ -344,6 +348,12 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None, preferred_d
     conv = getattr(value, "__tf_tensor__", None)
     if conv is not None and not isinstance(value, type):
         return conv(dtype=None if dtype is None else _dt.as_dtype(dtype), name=name)
+    if CONVERSIONS:
+        for base, fn in CONVERSIONS:
+            if isinstance(value, base):
+                r = fn(value, dtype=None if dtype is None else _dt.as_dtype(dtype), name=name, as_ref=False)
+                if r is not NotImplemented:
+                    return convert_to_tensor(r, dtype=dtype)
     if isinstance(value, (list, tuple)) and _has_symbolic(value):
         return _auto_pack(value, dtype if dtype is not None else dtype_hint)
     if dtype is not None:

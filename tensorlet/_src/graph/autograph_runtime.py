@@ -15,8 +15,8 @@ import numpy as np
 from tensorlet._src.framework.tensor import Tensor, convert_to_tensor
 from tensorlet._src.framework.variables import Variable
 from tensorlet._src.graph.ir import GraphTensor
-from tensorlet._src.ops.array_misc import shape
-from tensorlet._src.ops.array_ops import reshape
+from tensorlet._src.ops.array_shape import reshape, shape
+from tensorlet._src.ops.dynamic_shape import DYNAMIC_RANGE
 from tensorlet._src.ops.gather_scatter import gather
 from tensorlet._src.ops.math_binary import logical_and, logical_not, logical_or
 
@@ -205,7 +205,11 @@ def _dataset_for(ds, body_fn, vals, names, brk):
     from tensorlet._src.util import nest
 
     spec = ds.element_spec
-    flat_spec = nest.flatten(spec)
+    leaf_specs = nest.flatten(spec)
+    # composite leaves (RaggedTensor, SparseTensor) travel as their components and are rebuilt in the graph
+    parts = [list(s._component_specs) if hasattr(s, "_from_components") and hasattr(s, "_component_specs")
+             and getattr(s, "ragged_rank", 1) != 0 else [s] for s in leaf_specs]
+    flat_spec = [c for p in parts for c in p]
     state = {"it": None, "next": None}
 
     def start():
@@ -219,7 +223,11 @@ def _dataset_for(ds, body_fn, vals, names, brk):
     def take():
         cur = state["next"]
         state["next"] = next(state["it"], None)
-        return [np.asarray(x) for x in nest.flatten(cur)]
+        out = []
+        for x, s, p in zip(nest.flatten(cur), leaf_specs, parts):
+            comps = s._to_components(x) if len(p) > 1 or p[0] is not s else [x]
+            out.extend(np.asarray(c) for c in comps)
+        return out
 
     started = numpy_function(start, [], _bool_dtype())
 
@@ -234,7 +242,11 @@ def _dataset_for(ds, body_fn, vals, names, brk):
         flat = flat if isinstance(flat, (list, tuple)) else [flat]
         for t, s in zip(flat, flat_spec):
             t.set_shape(s.shape)
-        item = nest.pack_sequence_as(spec, list(flat)) if nest.is_nested(spec) else flat[0]
+        it, leaves = iter(flat), []
+        for s, p in zip(leaf_specs, parts):
+            comps = [next(it) for _ in p]
+            leaves.append(s._from_components(comps) if len(p) > 1 or p[0] is not s else comps[0])
+        item = nest.pack_sequence_as(spec, leaves) if nest.is_nested(spec) else leaves[0]
         out = body_fn(item, *vs)
         return (flag,) + tuple(out)
 
@@ -262,7 +274,7 @@ def _graph_for_rest(iterable, item, body_fn, vals, names, brk):
 
 def _graph_for(t, body_fn, vals, names, brk):
     node = t.node
-    if node.op.name == "DynamicRange":
+    if node.op is DYNAMIC_RANGE:
         start, limit, delta = node.inputs
         n_static = None
         if all(x._const is not None for x in (start, limit, delta)):

@@ -8,10 +8,12 @@ forward graph inlined under a tape, differentiated symbolically), so gradients f
 
 from __future__ import annotations
 
+import re
+
 from tensorlet._src.framework.context import ctx, get_logger
 from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet._src.framework.variables import Variable
-from tensorlet._src.graph import passes
+from tensorlet._src.graph import passes, var_args
 from tensorlet._src.graph.executor import Plan
 from tensorlet._src.graph.ir import CONST, PLACEHOLDER, READ_VAR, Graph, GraphTensor
 from tensorlet._src.ops import registry
@@ -19,6 +21,7 @@ from tensorlet._src.util import nest
 from tensorlet._src.ops.creation import zeros_like
 
 _noticed = set()
+_DEFAULT_NAME = re.compile(r"^arg\d+$")
 
 
 class _Leaf:
@@ -63,6 +66,7 @@ class ConcreteFunction:
         self._compiled = None
         self._no_xla = None  # reason XLA cannot run this graph
         self._backward = None
+        self._var_binding = None  # var_args.Binding of the variable arguments' stand-ins, if any
         self._packer = self._make_packer()
 
     @classmethod
@@ -103,8 +107,23 @@ class ConcreteFunction:
     def structured_input_signature(self):
         from tensorlet._src.graph.specs import spec_for
 
-        return nest.map_structure(lambda x: spec_for(x) if isinstance(x, GraphTensor) else x,
-                                  self._structured_inputs)
+        def spec(x, param=None):
+            if isinstance(x, GraphTensor):
+                s = spec_for(x)
+                if param is not None and _DEFAULT_NAME.match(s.name or ""):  # TF names it after the parameter
+                    s = type(s)(s.shape, s.dtype, name=param)
+                return s
+            return var_args.VariableSpec.of(x) if isinstance(x, var_args.ArgVariable) else x
+
+        args, kwargs = self._structured_inputs
+        fn = self._function
+        sig = getattr(fn, "_signature", None) if fn is not None else None
+        params = list(sig.parameters) if sig is not None else []
+        args = tuple(spec(a, params[i] if i < len(params) else None) if isinstance(a, GraphTensor) else
+                     nest.map_structure(spec, a) for i, a in enumerate(args))
+        kwargs = {k: spec(v, k) if isinstance(v, GraphTensor) else nest.map_structure(spec, v)
+                  for k, v in kwargs.items()}
+        return args, kwargs
 
     @property
     def inputs(self):
@@ -124,7 +143,7 @@ class ConcreteFunction:
 
     @property
     def captured_inputs(self):
-        return list(self.graph.variables)
+        return [v for v in self.graph.variables if not isinstance(v, var_args.ArgVariable)]
 
     @property
     def function_type(self):
@@ -149,7 +168,7 @@ class ConcreteFunction:
         return signatures.output_shapes(self)
 
     def __repr__(self):
-        return f"<ConcreteFunction {self._name} at {hex(id(self))}>"
+        return f"<ConcreteFunction {self.pretty_printed_signature(verbose=False)} at 0x{id(self):X}>"
 
     def __str__(self):
         return f"ConcreteFunction {self._name}{self.structured_input_signature}\n{self.graph}"
@@ -168,6 +187,12 @@ class ConcreteFunction:
                 raise TypeError(f"ConcreteFunction {self._name} was traced for {ph.spec!r} but got "
                                 f"{t.dtype.name}{list(t.shape)}")
             tensors.append(t)
+        if self._var_binding is not None:
+            fn = self._function
+            vs = fn._variable_args(args, kwargs) if fn is not None else var_args.variables_in((args, kwargs))
+            with self._var_binding(vs, self._name):
+                return self._inline(tensors) if ctx.interp is not None and not getattr(
+                    ctx.interp, "eager", False) else self._call_flat(tensors)
         if ctx.interp is not None and not getattr(ctx.interp, "eager", False):
             return self._inline(tensors)
         return self._call_flat(tensors)
@@ -285,6 +310,7 @@ class ConcreteFunction:
             env[id(ph)] = t
         for outer, inner in g.captures:
             env[id(inner)] = outer
+        slots = set() if self._var_binding is None else {id(s) for s in self._var_binding.slots}
         for node in g.nodes:
             op = node.op
             if op is PLACEHOLDER:
@@ -295,7 +321,10 @@ class ConcreteFunction:
                 env[id(node.outputs[0])] = r
             elif op is READ_VAR:
                 var = node.attrs["var"]
-                env[id(node.outputs[0])] = var_values[id(var)] if var_values is not None else var.value()
+                if var_values is not None:
+                    env[id(node.outputs[0])] = var_values[id(var)]
+                else:  # a variable argument: the variable it is bound to in this call
+                    env[id(node.outputs[0])] = (var._bound if id(var) in slots else var).value()
             else:
                 r = registry.bind(op, *[env[id(t)] for t in node.inputs], **node.attrs)
                 if op.n_out == 1:
@@ -307,7 +336,7 @@ class ConcreteFunction:
             for v in g.variables:
                 final = g.var_final.get(id(v))
                 if final is not None:
-                    v.assign(env[id(final)])
+                    (v._bound if id(v) in slots else v).assign(env[id(final)])
         return self._structure([env[id(t)] for t in g.outputs])
 
     # --- gradients through a call -------------------------------------------------------------------
@@ -317,7 +346,7 @@ class ConcreteFunction:
 
         g = self.graph
         read_vars = [v for v in g.variables if id(v) in g.var_reads]
-        reads = tuple(v.value() for v in read_vars)  # tapes watching these variables track the reads
+        reads = tuple(var_args.real(v).value() for v in read_vars)  # tapes watching these variables see the reads
         with _Paused():
             arrays = self._run([t._v for t in (convert_to_tensor(x) for x in tensors)])
         outs = []

@@ -190,7 +190,8 @@ def _numeric(x):
 
 
 def _traced_while(cond_fn, body_fn, lv, single, original, shape_invariants, maximum_iterations):
-    from tensorlet._src.graph.tensor_array import flatten_with_arrays, rebuild_loop_vars
+    from tensorlet._src.graph.tensor_array import (dynamic_array_flags, flatten_with_arrays, probe_loop_arrays,
+                                                   rebuild_loop_vars)
 
     max_static, counter = None, False
     if maximum_iterations is not None:
@@ -203,7 +204,9 @@ def _traced_while(cond_fn, body_fn, lv, single, original, shape_invariants, maxi
         else:
             counter = True
     lv = [convert_to_tensor(x) if _numeric(x) else x for x in lv]
+    probe_loop_arrays(lv, body_fn)
     flat = flatten_with_arrays(lv)
+    growing = dynamic_array_flags(lv)
     tensors = [x.value() if isinstance(x, Variable) else convert_to_tensor(x) for x in flat]
     inv = nest.flatten(shape_invariants) if shape_invariants is not None else None
     specs = []
@@ -211,6 +214,8 @@ def _traced_while(cond_fn, body_fn, lv, single, original, shape_invariants, maxi
         shape = t.shape
         if inv is not None and i < len(inv) and inv[i] is not None:
             shape = TensorShape(inv[i])
+        elif growing[i] and shape.rank:  # a dynamic-size TensorArray grows in the loop
+            shape = TensorShape([None] + shape.as_list()[1:])
         specs.append(Spec(shape, t.dtype))
     if counter:
         specs = [Spec(TensorShape([]), m.dtype)] + specs

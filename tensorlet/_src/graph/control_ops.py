@@ -182,7 +182,16 @@ def _vjp_np(xp, *arrays, fwd, fwd_attrs, n_primal, diff_in, diff_out):
     f = _vjp_cache.get(key)
     if f is None:
         f = _vjp_cache[key] = jax.jit(_vjp_fn(fwd, a, n_primal, diff_in, diff_out))
-    return tuple(np.asarray(x) for x in f(*arrays))
+    try:
+        return tuple(np.asarray(x) for x in f(*arrays))
+    except (jax.errors.ConcretizationTypeError, jax.errors.TracerIntegerConversionError,
+            jax.errors.TracerArrayConversionError) as e:
+        from tensorlet._src.framework import errors
+
+        raise errors.UnimplementedError(
+            None, "VJP", f"tensorlet cannot differentiate this {fwd.name}: a shape inside it depends on run-time "
+                         "values (e.g. a dynamic_size=True TensorArray that grows in a tf.while_loop; give it a "
+                         f"size= to differentiate through it) ({type(e).__name__})") from None
 
 
 def _vjp_jax(jnp, *arrays, fwd, fwd_attrs, n_primal, diff_in, diff_out):

@@ -25,6 +25,7 @@ from tensorlet._src.framework.context import ctx, get_logger
 from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.framework.variables import Variable
+from tensorlet._src.graph import var_args
 from tensorlet._src.graph.concrete import ConcreteFunction
 from tensorlet._src.graph.ir import Graph, Spec
 from tensorlet._src.graph.tracing import Tracer
@@ -53,7 +54,7 @@ def run_functions_eagerly(run_eagerly):
     _config["run_eagerly"] = bool(run_eagerly)
 
 
-@tf_export("config.functions_run_eagerly")
+@tf_export("config.functions_run_eagerly", "config.experimental_functions_run_eagerly")
 def functions_run_eagerly():
     return _config["run_eagerly"]
 
@@ -104,6 +105,55 @@ def _shape_repr(shape):
     return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
+class _VarKey:
+    """Key of a variable argument: TF's ``VariableSpec`` (shape, dtype, trainable, alias id), not its identity.
+    ``_key_of`` leaves ``alias`` None (``ident`` is the variable's id); ``_alias_vars`` numbers them."""
+
+    __slots__ = ("dtype", "shape", "trainable", "ident", "alias", "_hash")
+
+    def __init__(self, dtype, shape, trainable, ident, alias=None):
+        self.dtype, self.shape, self.trainable, self.ident, self.alias = dtype, shape, trainable, ident, alias
+        self._hash = hash((dtype, shape, trainable, alias))
+
+    def __eq__(self, other):
+        return other.__class__ is _VarKey and self.dtype is other.dtype and self.shape == other.shape and \
+            self.trainable == other.trainable and self.alias == other.alias
+
+    def __hash__(self):
+        return self._hash
+
+    def __repr__(self):
+        return var_args.spec_text(TensorShape(None) if self.shape is None else TensorShape(list(self.shape)),
+                                  self.dtype, self.trainable, self.alias)
+
+
+def _alias_vars(key):
+    """``key`` with its variable keys numbered by first appearance (TF's alias ids: f(a, a) and f(a, b) differ)."""
+    seen = {}
+
+    def walk(k):
+        if k.__class__ is _VarKey:
+            return _VarKey(k.dtype, k.shape, k.trainable, None, seen.setdefault(k.ident, len(seen)))
+        if k.__class__ is tuple:
+            return tuple(walk(x) for x in k)
+        return k
+
+    return walk(key)
+
+
+def _has_var_key(key):
+    cls = key.__class__
+    if cls is _VarKey:
+        return True
+    if cls is not tuple:
+        return False
+    for k in key:
+        c = k.__class__
+        if c is _VarKey or c is tuple and _has_var_key(k):
+            return True
+    return False
+
+
 class _ObjKey:
     __slots__ = ("ref", "_id", "desc")
 
@@ -143,7 +193,8 @@ def _key_of(x):
     if isinstance(x, tuple) and hasattr(x, "_fields"):
         return (cls, tuple(_key_of(v) for v in x))
     if isinstance(x, Variable):
-        return ("var", _ObjKey(x))
+        shape = x._shape
+        return _VarKey(x.dtype, tuple(shape.as_list()) if shape.rank is not None else None, x.trainable, id(x))
     if isinstance(x, Tensor):
         return _TensorKey(x.dtype, tuple(x.shape.as_list()) if x.shape.rank is not None else None)
     if isinstance(x, np.generic):
@@ -154,6 +205,9 @@ def _key_of(x):
     comp = nest._components(x)
     if comp is not None:  # RaggedTensor, SparseTensor, ...: traced per component specs (TF's trace type)
         cs = getattr(comp[0], "_component_specs", None)
+        static = getattr(comp[0], "_static_key", None)  # an ExtensionType's static fields retrace when they change
+        if static is not None:
+            cls = (cls, static)
         if cs is not None:
             return (cls, tuple(_TensorKey(c.dtype, tuple(c.shape.as_list()) if c.shape.rank is not None else None)
                                for c in cs))
@@ -290,6 +344,14 @@ class Function:
                 sigs.append(cf.pretty_printed_signature(verbose=verbose))
         return "\n\n".join(sigs)
 
+    def experimental_get_compiler_ir(self, *args, **kwargs):
+        """``f.experimental_get_compiler_ir(x)(stage="hlo")``: the XLA program of this ``jit_compile=True``
+        function for these arguments (jax's HLO; stages as TF's: ``hlo``, ``hlo_serialized``, ``optimized_hlo``,
+        ``optimized_hlo_serialized``, ``optimized_hlo_dot``)."""
+        from tensorlet._src.graph.compiler_ir import get_compiler_ir
+
+        return get_compiler_ir(self, args, kwargs)
+
     def experimental_get_tracing_count(self) -> int:
         """How many times the Python function has been traced."""
         return self._trace_count
@@ -322,9 +384,14 @@ class Function:
         if ctx.interp is not None and not getattr(ctx.interp, "eager", False):
             # called while tracing another function: inline this function's graph into the outer one
             cf = self._concrete_for(args, kwargs)
+            if cf._var_binding is not None:
+                with cf._var_binding(self._variable_args(args, kwargs), self._name):
+                    return cf._inline(self._flat_tensors(args, kwargs))
             return cf._inline(self._flat_tensors(args, kwargs))
         try:
             fast_key = (tuple(map(_key_of, args)), tuple((k, _key_of(v)) for k, v in kwargs.items()))
+            if _has_var_key(fast_key):
+                fast_key = _alias_vars(fast_key)
             cf = self._fast.get(fast_key)
         except TypeError:
             fast_key, cf = None, None
@@ -335,6 +402,9 @@ class Function:
                 self._fast[fast_key] = cf
         if not kwargs and len(self._eager_fast) < 256 and all(a.__class__ is EagerTensor for a in args):
             self._eager_fast[tuple((a._v.dtype, a._v.shape) for a in args)] = cf
+        if cf._var_binding is not None:  # the cache key matched the variables' specs
+            with cf._var_binding(self._variable_args(args, kwargs), self._name, check=False):
+                return cf._call_flat(self._flat_tensors(args, kwargs))
         return cf._call_flat(self._flat_tensors(args, kwargs))
 
     def _flat_tensors(self, args, kwargs):
@@ -348,11 +418,33 @@ class Function:
                 bound = sig.bind(*args, **kwargs)
                 bound.apply_defaults()
                 names = tuple(bound.arguments)
-                return names, tuple(_key_of(bound.arguments[n]) for n in names)
+                key = tuple(_key_of(bound.arguments[n]) for n in names)
+                return names, _alias_vars(key) if _has_var_key(key) else key
             except TypeError:
                 pass
         names = tuple(f"args[{i}]" for i in range(len(args))) + tuple(sorted(kwargs))
-        return names, tuple(_key_of(a) for a in args) + tuple(_key_of(kwargs[k]) for k in sorted(kwargs))
+        key = tuple(_key_of(a) for a in args) + tuple(_key_of(kwargs[k]) for k in sorted(kwargs))
+        return names, _alias_vars(key) if _has_var_key(key) else key
+
+    def _variable_args(self, args, kwargs):
+        """The distinct variables among the arguments, in the canonical (signature) order."""
+        if not kwargs:  # positional arguments are already in signature order
+            if all(isinstance(a, (Variable, Tensor)) for a in args):
+                seen, out = set(), []
+                for a in args:
+                    if isinstance(a, Variable) and id(a) not in seen:
+                        seen.add(id(a))
+                        out.append(a)
+                return out
+            return var_args.variables_in(list(args))
+        sig = self._signature
+        if sig is not None:
+            try:
+                bound = sig.bind(*args, **kwargs)
+                return var_args.variables_in([bound.arguments[n] for n in bound.arguments])
+            except TypeError:
+                pass
+        return var_args.variables_in((list(args), [kwargs[k] for k in sorted(kwargs)]))
 
     def _concrete_for(self, args, kwargs):
         if self._input_signature is not None:
@@ -476,8 +568,14 @@ class Function:
     def _trace_once(self, args, kwargs, key, names, from_specs=False):
         graph = Graph(self._name)
         tracer = Tracer(graph)
+        arg_vars = {}  # id(variable argument) -> its ArgVariable (one per distinct variable: TF's alias ids)
 
         def to_placeholder(x):
+            if isinstance(x, Variable) and not from_specs:
+                slot = arg_vars.get(id(x))
+                if slot is None:
+                    slot = arg_vars[id(x)] = var_args.ArgVariable(x, len(arg_vars))
+                return slot
             if from_specs or isinstance(x, _SpecLike):
                 spec = Spec(TensorShape(x.shape), _dt.as_dtype(x.dtype))
                 return graph.placeholder(spec, name=getattr(x, "name", None))
@@ -514,6 +612,11 @@ class Function:
             ctx.interp, ctx.tapes = prev_interp, prev_tapes
         self._trace_count += 1
         cf = ConcreteFunction.from_trace(graph, tracer, structured_args, out, self)
+        if arg_vars:
+            slots = [arg_vars[id(v)] for v in self._variable_args(args, kwargs)]
+            for i, slot in enumerate(slots):
+                slot._alias_id = i
+            cf._var_binding = var_args.Binding(slots)
         summary = sys.modules.get("tensorlet._src.summary.summary_ops")
         if summary is not None and summary.is_tracing_graphs():  # tf.summary.trace_on(graph=True)
             summary.record_function_graph(graph)

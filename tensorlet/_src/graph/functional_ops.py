@@ -14,8 +14,8 @@ from tensorlet._src.graph.control_flow import while_loop
 from tensorlet._src.graph.tensor_array import TensorArray
 from tensorlet._src.ops.registry import tf_export
 from tensorlet._src.util import nest
-from tensorlet._src.ops.array_misc import shape
-from tensorlet._src.ops.array_ops import stack
+from tensorlet._src.ops.array_shape import shape
+from tensorlet._src.ops.array_blocks import stack
 from tensorlet._src.ops.creation import zeros, zeros_like
 from tensorlet._src.ops.gather_scatter import gather
 

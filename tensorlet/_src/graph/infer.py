@@ -5,9 +5,18 @@ An op's ``shape=`` rule is used when it has one; otherwise its lowering is evalu
 stand-in sizes: output dims that change are unknown.  Ops that jax cannot evaluate abstractly (strings) run
 their NumPy kernel on small dummy inputs; ops whose output shape depends on input *values* (``tf.where`` with
 one argument, ``tf.unique``, ``tf.boolean_mask``) get unknown dims.
+
+Until something has imported jax (seconds), small inputs are evaluated by the op's NumPy kernel instead, with the
+same stand-in sizes, each twice with different stand-in values: when the two runs disagree the output shape
+depends on values and the jax path decides, as it does whenever the kernel fails or the inputs are large.  So
+tracing a graph (a loaded SavedModel, a first ``tf.function`` call) does not import jax just to learn shapes.
 """
 
 from __future__ import annotations
+
+import math
+import sys
+import warnings
 
 import numpy as np
 
@@ -16,6 +25,7 @@ from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.graph.ir import Spec
 
 _SENTINELS = (1009, 1013)  # stand-ins for unknown dims (primes, unlikely to collide with real sizes)
+_NUMPY_BUDGET = 1 << 20  # input elements one NumPy stand-in evaluation may allocate (1/16 of it for heavy ops)
 _cache: dict = {}
 
 
@@ -60,8 +70,13 @@ def _abstract(op, ins, attrs):
     if any(t.shape.rank is None for t in ins):
         return _unknown(op, ins, attrs)
     has_unknown = any(d is None for t in ins for d in t.shape.as_list())
+    strings = any(t.dtype is _dt.string for t in ins)
+    if not strings and _numpy_first():
+        res = _numpy_specs(op, ins, attrs, has_unknown)
+        if res is not None:
+            return res
     try:
-        if any(t.dtype is _dt.string for t in ins) or getattr(op, "no_lowering", False):
+        if strings or getattr(op, "no_lowering", False):
             raise _NoJax
         first = _eval_jax(op, ins, attrs, _SENTINELS[0])
         if not has_unknown:
@@ -131,6 +146,62 @@ def _eval_jax(op, ins, attrs, sentinel):
     if op.n_out == 1 and isinstance(out, (list, tuple)):
         outs = (out,)
     return [Spec(TensorShape._from_tuple(tuple(o.shape)), _dt._FROM_NP[np.dtype(o.dtype)]) for o in outs]
+
+
+def _numpy_first() -> bool:
+    """Whether shapes are learnt from NumPy kernels first: while jax is not imported (importing it costs seconds)."""
+    return "jax" not in sys.modules
+
+
+def _stand_in(t, shape, variant, index):
+    """Input ``index``: its constant value, else ones (variant 0), small distinct values with a zero, differing per
+    input (1), or large distinct values (2), so that an output shape depending on input values (a count, a size,
+    a mask) shows as a difference between the runs."""
+    if t._const is not None:
+        return t._const
+    dt = t.dtype._np
+    if variant == 0:
+        return np.ones(shape, dt)
+    n = math.prod(shape)
+    if t.dtype is _dt.bool:
+        return (np.arange(n) % 2 == 0 if variant == 1 else np.zeros(n, bool)).reshape(shape)
+    vals = np.arange(n) + 2 * index if variant == 1 else np.arange(n) * 3 + (_SENTINELS[1] + index)
+    return vals.astype(dt).reshape(shape)
+
+
+def _numpy_specs(op, ins, attrs, has_unknown):
+    """Output specs from the op's NumPy kernel on stand-in inputs, or None where that cannot tell them exactly
+    (the kernel fails, the output shape depends on values, the inputs are large, the op has effects)."""
+    if op.stateful or getattr(op, "no_lowering", False) or getattr(op, "host", None):
+        return None
+    budget = _NUMPY_BUDGET >> 4 if op.heavy else _NUMPY_BUDGET
+    runs = []
+    for sentinel in (_SENTINELS if has_unknown else _SENTINELS[:1]):
+        shapes = [tuple(sentinel if d is None else d for d in t.shape.as_list()) for t in ins]
+        if sum(math.prod(sh) for sh, t in zip(shapes, ins) if t._const is None) > budget:
+            return None
+        got = []
+        for variant in (0, 1, 2):
+            try:
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    out = op.np_fn(*[_stand_in(t, sh, variant, i) for i, (t, sh) in enumerate(zip(ins, shapes))],
+                                   **attrs)
+                outs = (out,) if op.n_out == 1 else tuple(out)
+                got.append(tuple((np.shape(o), _dt._FROM_NP[np.asarray(o).dtype]) for o in outs))
+            except Exception:  # noqa: BLE001 - the kernel rejects stand-ins (or has no NumPy form): jax decides
+                return None
+        if got[0] != got[1] or got[0] != got[2]:
+            return None  # value-dependent output shape
+        runs.append(got[0])
+    if len(runs) == 1:
+        return [Spec(TensorShape._from_tuple(sh), d) for sh, d in runs[0]]
+    res = []
+    for (s1, d1), (s2, d2) in zip(*runs):
+        if len(s1) != len(s2) or d1 is not d2:
+            return None
+        res.append(Spec(TensorShape([a if a == b else None for a, b in zip(s1, s2)]), d1))
+    return res
 
 
 def _dummy(t):

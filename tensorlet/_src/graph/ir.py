@@ -16,8 +16,8 @@ import numpy as np
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework.tensor import Tensor, numpy_text
 from tensorlet._src.framework.tensor_shape import TensorShape
-from tensorlet._src.ops.registry import NONDIFF, defop
-from tensorlet._src.ops.array_ops import unstack
+from tensorlet._src.ops.registry import NONDIFF, defop, export_value
+from tensorlet._src.ops.array_blocks import unstack
 
 __all__ = ["Graph", "Node", "GraphTensor", "PLACEHOLDER", "CONST", "READ_VAR", "Spec"]
 
@@ -339,3 +339,5 @@ class GraphTensor(Tensor):
             return id(self)
         return Tensor.__hash__(self)
 
+
+export_value("errors.OperatorNotAllowedInGraphError", __name__, "OperatorNotAllowedInGraphError")

@@ -8,6 +8,8 @@ did not change.  Large constants are passed as arguments instead of being baked 
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from tensorlet._src.framework import dtypes as _dt
@@ -190,7 +192,13 @@ def _as_array(v):
 
 
 class Compiled:
-    """A graph compiled with ``jax.jit``; call with arrays, returns NumPy outputs and writes variables back."""
+    """A graph compiled with ``jax.jit``; call with arrays, returns NumPy outputs and writes variables back.
+
+    The buffers of the variables the graph assigns are donated to the call (XLA writes their new values in
+    place) when the variable still holds the device array an earlier compiled call left it and nothing else can
+    see that array (reading a variable eagerly moves its value to the host first); otherwise the host value is
+    passed, which jax copies.  A graph that calls back into Python donates nothing (``_calls_python``).
+    """
 
     def __init__(self, graph: Graph):
         from tensorlet._src.graph.jaxrt import jax
@@ -200,18 +208,74 @@ class Compiled:
         self.graph = graph
         self.read_vars = list(graph.variables)
         self.written = [v for v in graph.variables if id(v) in graph.var_final]
-        self.jitted = jax.jit(fn)
+        written = {id(v) for v in self.written}
+        self._w_pos = [i for i, v in enumerate(self.read_vars) if id(v) in written]
+        self._r_pos = [i for i, v in enumerate(self.read_vars) if id(v) not in written]
+        self._others = [v for v in self.read_vars if id(v) not in written]
+        n_vars = len(self.read_vars)
+        w_pos, r_pos = self._w_pos, self._r_pos
+
+        def split_fn(written_values, other_values, args, big_values):
+            values = [None] * n_vars
+            for i, v in zip(w_pos, written_values):
+                values[i] = v
+            for i, v in zip(r_pos, other_values):
+                values[i] = v
+            return fn(values, args, big_values)
+
+        self._donate = bool(self.written) and not _calls_python(graph)
+        self.jitted = jax.jit(split_fn, donate_argnums=(0,) if self._donate else ())
+        self._kept = jax.jit(split_fn) if self._donate else self.jitted  # another thread's call donates nothing
 
     def lower_and_compile(self, args):
         """Compile now (ahead of the first call) for these argument arrays."""
-        vals = [v._v for v in self.read_vars]
-        return self.jitted.lower(vals, list(args), self.big).compile()
+        return self.jitted.lower([v._v for v in self.written], [v._v for v in self._others], list(args),
+                                 self.big).compile()
+
+    def _written_values(self):
+        out = []
+        for v in self.written:
+            d = v._dev
+            # ``_donatable``: the device array a compiled call left the variable (another owner's is read back)
+            out.append(d if d is not None and getattr(v, "_donatable", None) is d else v._v)
+        return out
 
     def __call__(self, args):
-        vals = [v._host if v._dev is None else v._dev for v in self.read_vars]
+        """Only the main thread donates.  Another thread (a dataset map's worker) reads the variables' values under
+        ``_write_lock`` and marks them not donatable (it may still be using those buffers while the main thread
+        runs its next step), runs without the lock, and writes its results back under it."""
+        if threading.current_thread() is not _MAIN:
+            with _write_lock:
+                written_vals = [v._host if v._dev is None else v._dev for v in self.written]
+                other_vals = [v._host if v._dev is None else v._dev for v in self._others]
+                for v in self.read_vars:
+                    v._donatable = None
+            outs, finals = self._dispatch(written_vals, other_vals, args)
+            if finals:
+                with _write_lock:
+                    for var, value in zip(self.written, finals):
+                        var._dev = value
+            return [np.asarray(o) for o in outs]
+        if self._donate:
+            with _write_lock:  # the values read, the call dispatched and the new values written: one step
+                outs, finals = self._dispatch(self._written_values(), self._other_values(), args, True)
+                for var, value in zip(self.written, finals):
+                    var._dev = value  # stays a device array until eager code reads the variable
+                    var._donatable = value
+        else:
+            outs, finals = self._dispatch([v._host if v._dev is None else v._dev for v in self.written],
+                                          self._other_values(), args)
+            for var, value in zip(self.written, finals):
+                var._dev = value
+        return [np.asarray(o) for o in outs]
+
+    def _other_values(self):
+        return [v._host if v._dev is None else v._dev for v in self._others]
+
+    def _dispatch(self, written_vals, other_vals, args, donate=False):
         del _host_errors[:]
         try:
-            outs, finals = self.jitted(vals, list(args), self.big)
+            outs, finals = (self.jitted if donate else self._kept)(written_vals, other_vals, list(args), self.big)
             if _host_errors:
                 from tensorlet._src.graph.jaxrt import jax
 
@@ -222,6 +286,21 @@ class Compiled:
             raise
         if _host_errors:
             raise _host_errors[-1]
-        for var, value in zip(self.written, finals):
-            var._dev = value  # stays a device array until eager code reads the variable
-        return [np.asarray(o) for o in outs]
+        return outs, finals
+
+
+_write_lock = threading.Lock()
+_MAIN = threading.main_thread()
+
+
+def _calls_python(graph: Graph) -> bool:
+    """Whether running the graph calls back into Python (printing, asserting, ``HostCall``), in a nested graph
+    too: such a graph donates nothing (the callback could read the variables, or raise and leave them without
+    their values)."""
+    for node in graph.nodes:
+        if node.op.host == "sink" or node.op.name == "HostCall":
+            return True
+        for v in node.attrs.values():
+            if isinstance(v, Graph) and _calls_python(v):
+                return True
+    return False

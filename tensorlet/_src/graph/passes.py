@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tensorlet._src.graph.infer import _freeze
 from tensorlet._src.graph.ir import CONST, PLACEHOLDER, READ_VAR, Graph
-
+from tensorlet._src.ops.array_identity import IDENTITY
 
 
 def has_effects(node) -> bool:
@@ -49,7 +49,7 @@ def forward_identities(graph: Graph):
     """Uses of ``Identity(x)`` read ``x`` directly (the Identity nodes then die in DCE)."""
     mapping = {}
     for node in graph.nodes:
-        if node.op.name == "Identity" and len(node.inputs) == 1:
+        if node.op is IDENTITY and len(node.inputs) == 1:
             mapping[id(node.outputs[0])] = node.inputs[0]
     _rewire(graph, mapping)
 

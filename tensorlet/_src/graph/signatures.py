@@ -32,6 +32,10 @@ def _is_container(x):
 
 
 def _input_text(x):
+    from tensorlet._src.graph.var_args import ArgVariable
+
+    if isinstance(x, ArgVariable):
+        return x.spec_text()
     if isinstance(x, Tensor) and hasattr(x, "node"):
         name = x.node.name
         return _spec_text(x, None if _DEFAULT_NAME.match(name or "") else name)
@@ -86,7 +90,9 @@ def pretty_printed_signature(cf, verbose=True) -> str:
     lines = ["Input Parameters:"]
     lines += [f"  {n} ({k}): {_input_text(v)}" for n, k, v in params]
     lines += ["Output Type:", f"  {outputs}", "Captures:"]
-    caps = list(cf.graph.variables)
+    from tensorlet._src.graph.var_args import ArgVariable
+
+    caps = [v for v in cf.graph.variables if not isinstance(v, ArgVariable)]
     if caps:
         lines += [f"  {id(v)}: TensorSpec(shape=(), dtype=tf.resource, name=None)" for v in caps]
     else:

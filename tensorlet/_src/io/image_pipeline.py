@@ -16,14 +16,16 @@ from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework.tensor import convert_to_tensor
 from tensorlet._src.ops.image_ops import adjust_brightness, adjust_contrast, convert_image_dtype
 from tensorlet._src.ops.registry import tf_export
-from tensorlet._src.ops import array_misc, array_ops, creation, math_unary
-from tensorlet._src.ops.array_extra import get_static_value
-from tensorlet._src.ops.array_misc import stop_gradient, tensordot, where
-from tensorlet._src.ops.array_ops import concat, pad, reshape, reverse, stack
+from tensorlet._src.ops import array_shape, array_select, creation, math_unary
+from tensorlet._src.ops.array_shape import get_static_value, reshape
+from tensorlet._src.ops.array_identity import stop_gradient
+from tensorlet._src.ops.math_einsum import tensordot
+from tensorlet._src.ops.array_select import where, reverse
+from tensorlet._src.ops.array_blocks import concat, pad, stack
 from tensorlet._src.ops.creation import ones_like, zeros_like
 from tensorlet._src.ops.gather_scatter import gather
 from tensorlet._src.ops.math_binary import cast, divide_no_nan, equal, floormod, maximum, minimum
-from tensorlet._src.ops.math_extra import clip_by_value
+from tensorlet._src.ops.math_clip import clip_by_value
 from tensorlet._src.ops.math_unary import floor
 from tensorlet._src.ops.nn_conv_transpose import depthwise_conv2d
 from tensorlet._src.ops.random_gen import uniform
@@ -259,7 +261,7 @@ def _stateless_flip(image, axis_from_end, seed):
         u = _uniform([], 0.0, 1.0, seed, True)
         return where(u < 0.5, reverse(x, [3 - axis_from_end]), x)
     if rank == 4:  # TF blends with round(u) per image
-        n = array_misc.shape(x)[0]
+        n = array_shape.shape(x)[0]
         flips = cast(math_unary.round(reshape(_uniform(reshape(n, [1]), 0.0, 1.0, seed, True), [-1, 1, 1, 1])), x.dtype)
         return flips * reverse(x, [4 - axis_from_end]) + (1 - flips) * x
     raise ValueError(f"'image' (shape {x.shape}) must have either 3 or 4 dimensions.")
@@ -289,12 +291,12 @@ def _crop(value, size, seed, stateless):
             raise ValueError(f"Need value.shape >= size, got shape={x.shape.as_list()} size={list(s_static)}"
                              if have.shape == np.shape(s_static) else
                              f"Shapes {x.shape} and {list(s_static)} must have the same rank")
-    shape = array_misc.shape(x)
+    shape = array_shape.shape(x)
     limit = shape - size + 1
-    draw = _uniform(array_misc.shape(shape), 0, _dt.int32.max, seed, stateless, dtype=_dt.int32)
+    draw = _uniform(array_shape.shape(shape), 0, _dt.int32.max, seed, stateless, dtype=_dt.int32)
     offset = floormod(draw, limit)
     if s_static is None:
-        return array_ops.slice(x, offset, size)
+        return array_select.slice(x, offset, size)
     # one gather per axis: tf.slice wants a static begin, and the offset is drawn at run time
     out = x
     for axis, n in enumerate(np.asarray(s_static).reshape(-1).tolist()):
@@ -375,5 +377,5 @@ def sobel_edges(image):
     kern = np.tile(k[:, :, None, :], (1, 1, d, 1)).astype(x.dtype._np)  # [3, 3, d, 2]
     padded = pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
     out = depthwise_conv2d(padded, convert_to_tensor(kern), strides=[1, 1, 1, 1], padding="VALID")
-    shape = array_misc.shape(out)
+    shape = array_shape.shape(out)
     return reshape(out, concat([shape[:3], [d, 2]], axis=0))

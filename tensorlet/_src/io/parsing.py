@@ -25,7 +25,8 @@ from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.io._op import io_op, strings
 from tensorlet._src.io.sparse import SparseTensor
 from tensorlet._src.ops.registry import bind, tf_export
-from tensorlet._src.ops.array_ops import concat, expand_dims
+from tensorlet._src.ops.array_blocks import concat
+from tensorlet._src.ops.array_shape import expand_dims
 from tensorlet._src.ops.gather_scatter import gather
 from tensorlet._src.ops.reduce import reduce_sum
 from tensorlet._src.ops.scan_sort import argsort, cumprod

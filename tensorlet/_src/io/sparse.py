@@ -21,9 +21,9 @@ from tensorlet._src.framework.tensor import EagerTensor, convert_to_tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.io._op import io_op
 from tensorlet._src.ops.registry import bind, tf_export
-from tensorlet._src.ops import array_misc, math_unary
-from tensorlet._src.ops.array_misc import where
-from tensorlet._src.ops.array_ops import broadcast_to
+from tensorlet._src.ops import array_shape, math_unary
+from tensorlet._src.ops.array_select import where
+from tensorlet._src.ops.array_shape import broadcast_to
 from tensorlet._src.ops.creation import zeros_like
 from tensorlet._src.ops.gather_scatter import gather_nd
 from tensorlet._src.ops.math_binary import multiply, not_equal, truediv
@@ -330,5 +330,5 @@ def from_dense(tensor, name=None):
     x = convert_to_tensor(tensor)
     indices = where(not_equal(x, zeros_like(x)))
     values = gather_nd(x, indices)
-    shape = array_misc.shape(x, out_type=_dt.int64)
+    shape = array_shape.shape(x, out_type=_dt.int64)
     return SparseTensor._make(indices, values, shape, x.shape)

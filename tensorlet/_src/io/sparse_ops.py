@@ -12,13 +12,11 @@ from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import convert_to_tensor
 from tensorlet._src.io.sparse import SparseTensor, to_dense
-from tensorlet._src.ops.array_ops import concat as _concat
+from tensorlet._src.ops.array_blocks import concat as _concat
 from tensorlet._src.ops.gather_scatter import boolean_mask, gather
-from tensorlet._src.ops.math_binary import maximum as _maximum
-from tensorlet._src.ops.math_binary import minimum as _minimum
+from tensorlet._src.ops.math_binary import maximum as _maximum, minimum as _minimum
 from tensorlet._src.ops.registry import tf_export
-from tensorlet._src.ops.segment import segment_mean as _segment_mean
-from tensorlet._src.ops.segment import segment_sum as _segment_sum
+from tensorlet._src.ops.segment import segment_mean as _segment_mean, segment_sum as _segment_sum
 from tensorlet._src.ops.segment import unsorted_segment_max, unsorted_segment_sqrt_n, unsorted_segment_sum
 
 D = _dt
@@ -249,7 +247,7 @@ def reduce_max(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=
     out_shape = shape[keep]
     seg = _linear(idx[:, keep], out_shape) if keep else np.zeros(len(idx), np.int64)
     n = int(np.prod(out_shape)) if keep else 1
-    from tensorlet._src.ops.array_ops import reshape as dense_reshape
+    from tensorlet._src.ops.array_shape import reshape as dense_reshape
 
     out = dense_reshape(unsorted_segment_max(sp_input.values, convert_to_tensor(seg), n), out_shape.tolist())
     if keepdims:
@@ -268,8 +266,7 @@ def _from_dense_out(t):
 @tf_export("sparse.sparse_dense_matmul", "sparse.matmul")
 def sparse_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
     """``sp_a @ b`` for a 2-D SparseTensor ``sp_a`` and a dense matrix ``b`` (differentiable in values and b)."""
-    from tensorlet._src.ops.array_ops import expand_dims as dense_expand
-    from tensorlet._src.ops.array_ops import transpose as dense_transpose
+    from tensorlet._src.ops.array_shape import expand_dims as dense_expand, transpose as dense_transpose
 
     idx, shape = _parts(sp_a)
     b = convert_to_tensor(b, dtype=sp_a.dtype)

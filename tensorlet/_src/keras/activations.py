@@ -16,11 +16,13 @@ from tensorlet._src.framework.tensor import constant, convert_to_tensor
 from tensorlet._src.ops import creation
 from tensorlet._src.ops import math_unary
 from tensorlet._src.ops import nn_activations
-from tensorlet._src.ops.array_misc import shape, stop_gradient, where
-from tensorlet._src.ops.array_ops import reshape, split
+from tensorlet._src.ops.array_shape import shape, reshape
+from tensorlet._src.ops.array_identity import stop_gradient
+from tensorlet._src.ops.array_select import where
+from tensorlet._src.ops.array_blocks import split
 from tensorlet._src.ops.creation import fill, zeros_like
 from tensorlet._src.ops.math_binary import cast, maximum, minimum
-from tensorlet._src.ops.math_extra import clip_by_value
+from tensorlet._src.ops.math_clip import clip_by_value
 from tensorlet._src.ops.math_unary import exp, expm1, sqrt, square
 from tensorlet._src.ops.reduce import reduce_logsumexp, reduce_max, reduce_sum
 from tensorlet._src.ops.scan_sort import cumsum, sort

@@ -10,7 +10,7 @@ from __future__ import annotations
 from tensorlet._src.framework.tensor import convert_to_tensor
 from tensorlet._src.ops.creation import zeros_like
 from tensorlet._src.ops.math_binary import cast, maximum
-from tensorlet._src.ops.math_extra import clip_by_value
+from tensorlet._src.ops.math_clip import clip_by_value
 from tensorlet._src.ops.math_unary import sqrt, square
 from tensorlet._src.ops.reduce import reduce_sum
 from tensorlet._src.keras import _objects, backend

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from tensorlet._src.ops.array_ops import reshape, transpose
+from tensorlet._src.ops.array_shape import reshape, transpose
 from tensorlet._src.ops.creation import eye, ones, zeros
 from tensorlet._src.ops.linalg_decomp import qr
 from tensorlet._src.ops.linalg import diag_part

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from tensorlet._src.ops.registry import tf_export
 from tensorlet._src.framework.tensor import constant
-from tensorlet._src.ops.array_misc import identity
+from tensorlet._src.ops.array_identity import identity
 
 
 @tf_export("keras.random.SeedGenerator")

@@ -17,10 +17,11 @@ from tensorlet._src.keras.backend import floatx, standardize_dtype
 from tensorlet._src.keras.ops._dtypes import cast, convert
 from tensorlet._src.keras.random import SeedGenerator
 from tensorlet._src.keras.utils.random import _SEED_HOOKS, get_random_seed
-from tensorlet._src.ops import array_ops as ao
+from tensorlet._src.ops import array_blocks, array_shape
 from tensorlet._src.ops import math_binary as mb
 from tensorlet._src.ops import random_stateless as rs
-from tensorlet._src.ops.array_misc import shape as _shape, where
+from tensorlet._src.ops.array_shape import shape as _shape
+from tensorlet._src.ops.array_select import where
 from tensorlet._src.ops.creation import zeros_like
 from tensorlet._src.ops.gather_scatter import gather
 from tensorlet._src.ops.registry import tf_export
@@ -113,7 +114,7 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
         ns = _shape(x)
     else:
         dyn = _shape(x)
-        ns = ao.stack([dyn[i] if v is None else mb.cast(v, dyn.dtype) for i, v in enumerate(noise_shape)], 0)
+        ns = array_blocks.stack([dyn[i] if v is None else mb.cast(v, dyn.dtype) for i, v in enumerate(noise_shape)], 0)
     u = rs.stateless_uniform(ns, seed=draw_seed(seed), dtype=x.dtype.name)
     keep = mb.greater_equal(u, mb.cast(rate, x.dtype))
     scaled = mb.multiply(x, mb.cast(1.0 / (1.0 - rate), x.dtype))
@@ -153,8 +154,8 @@ def beta(shape, alpha, beta, dtype=None, seed=None):
     s1 = draw_seed(seed)
     s2 = mb.add(s1, 12)
     shp = _shape_arg(shape)
-    a = ao.broadcast_to(convert(alpha, mid), shp)
-    b = ao.broadcast_to(convert(beta, mid), shp)
+    a = array_shape.broadcast_to(convert(alpha, mid), shp)
+    b = array_shape.broadcast_to(convert(beta, mid), shp)
     ga = cast(rs.stateless_gamma(shp, seed=s1, alpha=a, dtype=mid), dtype)
     gb = cast(rs.stateless_gamma(shp, seed=s2, alpha=b, dtype=mid), dtype)
     return mb.divide(ga, mb.add(ga, gb))

@@ -191,7 +191,8 @@ class TFLiteConverter:
         graph = cf.graph
         in_names = names or [_placeholder_name(t, i) for i, t in enumerate(graph.inputs)]
         out_names = _output_names(cf)
-        lg = Lowerer(graph, allow_custom=self.allow_custom_ops).run(in_names, out_names)
+        select = OpsSet.SELECT_TF_OPS in set(self.target_spec.supported_ops or ())
+        lg = Lowerer(graph, allow_custom=self.allow_custom_ops, select_tf_ops=select).run(in_names, out_names)
         lg.signature_key = key
         for i, n in zip(lg.inputs, in_names):
             lg.tensors[i].name = f"{key}_{n}:0"

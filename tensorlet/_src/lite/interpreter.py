@@ -66,7 +66,11 @@ class Interpreter:
         if experimental_engine not in ("auto", "litert", "reference"):
             raise ValueError("experimental_engine must be 'auto', 'litert' or 'reference'; "
                              f"got {experimental_engine!r}")
-        use_litert = experimental_engine == "litert" or (experimental_engine == "auto" and litert_available())
+        self._flex = flex_ops(self._model)
+        # LiteRT's Python package has no Flex delegate: models with Select TF ops run on the reference engine,
+        # which executes them on tensorlet's kernels (as TF's own interpreter runs them through its delegate)
+        use_litert = experimental_engine == "litert" or (experimental_engine == "auto" and litert_available()
+                                                         and not self._flex)
         self._lite = None
         if use_litert:
             try:
@@ -86,7 +90,17 @@ class Interpreter:
         raise AttributeError(f"'Interpreter' object has no attribute {name!r}")
 
     def allocate_tensors(self):
-        return self._lite.allocate_tensors() if self._lite else self._ref.allocate()
+        if not self._lite:
+            return self._ref.allocate()
+        try:
+            return self._lite.allocate_tensors()
+        except RuntimeError as e:
+            if not self._flex:
+                raise
+            raise RuntimeError(
+                f"LiteRT cannot run this model: it uses Select TF ops ({', '.join(self._flex)}) and the "
+                "ai-edge-litert package has no Flex delegate. Use experimental_engine='reference' (tensorlet runs "
+                f"the TF ops itself) or a runtime linked with the Flex delegate. LiteRT said: {e}") from None
 
     def invoke(self):
         return self._lite.invoke() if self._lite else self._ref.invoke()
@@ -199,15 +213,32 @@ def graph_of(model) -> LGraph:
     for o in sg.get("operators", []):
         code = schema.opcode(codes[o["opcode_index"]])
         name = schema.OP_NAMES.get(code)
-        if name is None:
-            custom = codes[o["opcode_index"]].get("custom_code")
-            name = f"BUILTIN_{code}" if code != schema.OPS["CUSTOM"] else f"CUSTOM:{custom}"
+        custom = codes[o["opcode_index"]].get("custom_code")
+        if code == schema.OPS["CUSTOM"]:
+            name = "CUSTOM"
+        elif name is None:
+            name = f"BUILTIN_{code}"
         opts = o.get("builtin_options")
         g.ops.append(LOp(name, [int(i) for i in o.get("inputs", [])], [int(i) for i in o.get("outputs", [])],
-                         opts if opts and opts[1] is not None else None))
+                         opts if opts and opts[1] is not None else None, custom=custom,
+                         custom_options=o.get("custom_options")))
     g.inputs = [int(i) for i in sg.get("inputs", [])]
     g.outputs = [int(i) for i in sg.get("outputs", [])]
     return g
+
+
+def _custom_name(c):
+    return c.decode(errors="replace") if isinstance(c, bytes) else (c or "")
+
+
+def flex_ops(model):
+    """The Flex (Select TF) custom codes a parsed model uses, in first-use order."""
+    out = []
+    for c in model.get("operator_codes", []):
+        name = _custom_name(c.get("custom_code"))
+        if schema.opcode(c) == schema.OPS["CUSTOM"] and name.startswith("Flex") and name not in out:
+            out.append(name)
+    return out
 
 
 class _Reference:
@@ -219,6 +250,11 @@ class _Reference:
         self.values = {}
         self.allocated = False
         for op in self.g.ops:
+            if op.code == "CUSTOM" and _custom_name(op.custom).startswith("Flex"):
+                continue
+            if op.code == "CUSTOM":
+                raise ValueError(f"Encountered unresolved custom op: {_custom_name(op.custom)}. The NumPy reference "
+                                 "interpreter runs builtin operators and Select TF (Flex) ops only.")
             if op.code not in reference.K:
                 raise ValueError(f"The NumPy reference interpreter has no kernel for TFLite operator {op.code}; "
                                  'install LiteRT (pip install "tensorlet[lite]") to run this model.')

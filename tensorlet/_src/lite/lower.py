@@ -35,7 +35,7 @@ def _np_dtype(dt):
 
 
 class Lowerer:
-    def __init__(self, graph, allow_custom=False):
+    def __init__(self, graph, allow_custom=False, select_tf_ops=False):
         self.ir = graph
         self.g = LGraph()
         self.val = {}  # id(GraphTensor) -> ("c", ndarray) | ("t", tensor index)
@@ -48,6 +48,7 @@ class Lowerer:
         for t in graph.outputs:
             self.uses[id(t)] = self.uses.get(id(t), 0) + 100  # graph outputs are never fused away
         self.allow_custom = allow_custom
+        self.select_tf_ops = select_tf_ops
 
     # --- values -------------------------------------------------------------------------------------------------
     def const(self, gt):
@@ -110,6 +111,8 @@ class Lowerer:
                     self.val[id(t)] = ("c", np.asarray(v))
             else:
                 fn = LOWER.get(node.op.name)
+                if fn is None and self.select_tf_ops:
+                    fn = _flex
                 if fn is None:
                     self.unsupported(node)
                 fn(self, node)
@@ -122,6 +125,21 @@ class Lowerer:
 
 
 _IDENTITY = {"Identity", "StopGradient", "EnsureShape", "PreventGradient", "Snapshot"}
+
+
+def _flex(lw, node):
+    """A TF op with no builtin as a Flex custom operator (``SELECT_TF_OPS``)."""
+    from tensorlet._src.lite import flex
+
+    tf_name, consts, nd = flex.node_def(node, f"node {node.name}")
+    if tf_name is None:
+        lw.unsupported(node, f"not even as a Select TF op: {nd}")
+    ins = [lw.tensor(t) for t in node.inputs]
+    for k, (idx, value) in enumerate(consts):
+        ins.insert(idx, lw.g.const(np.asarray(value), f"{node.name}/{'const' if not k else f'const{k}'}"))
+    op = lw.emit("CUSTOM", ins, node)
+    op.custom = "Flex" + tf_name
+    op.custom_options = flex.flexbuffer_strings([tf_name.encode(), nd])
 
 
 # --- lowering rules -------------------------------------------------------------------------------------------------

@@ -42,15 +42,16 @@ class LTensor:
 
 
 class LOp:
-    __slots__ = ("code", "inputs", "outputs", "options", "kind", "custom")
+    __slots__ = ("code", "inputs", "outputs", "options", "kind", "custom", "custom_options")
 
-    def __init__(self, code, inputs, outputs, options=None, custom=None):
+    def __init__(self, code, inputs, outputs, options=None, custom=None, custom_options=None):
         self.code = code  # BuiltinOperator name, e.g. "CONV_2D"
         self.inputs = list(inputs)  # tensor indices, -1 = optional input absent
         self.outputs = list(outputs)
         self.options = options  # (BuiltinOptions member name, dict) or None
         self.kind = "float"  # "float", "int8", "hybrid", "float16": picks the operator version
         self.custom = custom  # custom_code for CUSTOM ops
+        self.custom_options = custom_options  # bytes (a FlexBuffer for Flex ops)
 
     def opt(self, key, default=None):
         return self.options[1].get(key, default) if self.options else default
@@ -149,6 +150,8 @@ def serialize(g: LGraph, description="tensorlet converted.") -> bytes:
         od = {"opcode_index": code_index[key], "inputs": o.inputs, "outputs": o.outputs}
         if o.options is not None:
             od["builtin_options"] = o.options
+        if o.custom_options is not None:
+            od["custom_options"] = o.custom_options
         ops.append(od)
     sig = {"inputs": [{"name": n, "tensor_index": i} for n, i in zip(g.input_names, g.inputs)],
            "outputs": [{"name": n, "tensor_index": i} for n, i in zip(g.output_names, g.outputs)],

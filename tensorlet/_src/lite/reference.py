@@ -244,9 +244,20 @@ def quantize(x, q, dtype):
     return np.clip(v, info.min, info.max).astype(dtype)
 
 
+def _custom(op, *ins):
+    custom = op.custom.decode() if isinstance(op.custom, bytes) else (op.custom or "")
+    if not custom.startswith("Flex"):
+        raise errors.UnimplementedError(
+            None, None, f"Encountered unresolved custom op: {custom}. The NumPy reference interpreter runs builtin "
+            "operators and Select TF (Flex) ops only.")
+    from tensorlet._src.lite import flex
+
+    return tuple(flex.run_flex(op, ins))
+
+
 def run_op(op, tensors, values):
     """Runs one op on ``values`` (tensor index -> array); returns the output arrays."""
-    fn = K.get(op.code)
+    fn = _custom if op.code == "CUSTOM" else K.get(op.code)
     if fn is None:
         raise errors.UnimplementedError(
             None, None, f"The NumPy reference interpreter has no kernel for TFLite operator {op.code}; install "

@@ -159,6 +159,7 @@ class Writer:
 
         self.b = flatbuffers.Builder(size_hint)
         self._strings = {}
+        self._vectors = {}
 
     def finish(self, model: dict) -> bytes:
         root = self.table("Model", model)
@@ -193,7 +194,11 @@ class Writer:
             if inner in _SCALARS:
                 arr = np.ascontiguousarray(np.asarray(v, dtype=_NP[inner]).reshape(-1)).astype(
                     np.dtype(_NP[inner]).newbyteorder("<"), copy=False)
-                return self.b.CreateNumpyVector(arr)
+                key = (inner, arr.tobytes())  # equal vectors are written once (a flatbuffer may share objects):
+                hit = self._vectors.get(key)  # per-channel zero points of a filter and its bias, shapes, ...
+                if hit is None:
+                    hit = self._vectors[key] = self.b.CreateNumpyVector(arr)
+                return hit
             if inner == "string":
                 offs = [self._string(x) for x in v]
             else:

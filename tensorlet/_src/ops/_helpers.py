@@ -130,3 +130,33 @@ def to_shape_tuple(shape, op_name="shape") -> tuple:
         return tuple(int(d) for d in shape)
     except TypeError:
         raise errors.invalid_argument(op_name, f"shape must be a vector of integers, got {shape!r}") from None
+
+
+def is_tensor_like(v) -> bool:
+    """A tensor, or a value that converts to one through ``__tf_tensor__``."""
+    return isinstance(v, Tensor) or hasattr(v, "__tf_tensor__")
+
+
+def of_dtype(v, dtype, op_name, index):
+    """``v`` as a tensor of ``dtype``: Python values are converted to it (TypeError if they cannot be), tensors of
+    another dtype are TF's InvalidArgumentError."""
+    if is_tensor_like(v):
+        v = t(v)
+        if v.dtype is not dtype:
+            raise mismatch(op_name, index, dtype, v.dtype)
+        return v
+    return t(v, dtype=dtype)
+
+
+def broadcast_static(op_name, *xs):
+    """The broadcast static shape of ``xs``; TF's InvalidArgumentError naming every shape when they do not agree."""
+    from tensorlet._src.ops.shapes import broadcast_shapes
+
+    out = xs[0].shape
+    try:
+        for x in xs[1:]:
+            out = broadcast_shapes(out, x.shape)
+    except ValueError:
+        text = " vs. ".join(errors.shape_str(x.shape.as_list()) for x in xs if x.shape.rank != 0)
+        raise errors.invalid_argument(op_name, f"Incompatible shapes: {text}") from None
+    return out

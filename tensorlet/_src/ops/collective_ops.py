@@ -80,8 +80,9 @@ def _gather_shape(x, group_size, axis_name):
 def _gather_grad(g, ans, x, group_size, axis_name):
     total = bind(ALL_REDUCE, g, reduction="sum", group_size=group_size, axis_name=axis_name)
     rid = bind(REPLICA_ID, group_size=group_size, axis_name=axis_name)
-    from tensorlet._src.ops.array_misc import shape
-    from tensorlet._src.ops.array_ops import concat, slice
+    from tensorlet._src.ops.array_shape import shape
+    from tensorlet._src.ops.array_blocks import concat
+    from tensorlet._src.ops.array_select import slice
     from tensorlet._src.ops.creation import zeros_like
 
     n = shape(x, out_type="int32")[:1]

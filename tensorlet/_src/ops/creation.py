@@ -27,7 +27,7 @@ def _dynamic_dims(shape):
     """While tracing: ``shape`` as one int32 tensor when an entry is a graph value known only at run time."""
     if shape.__class__ in (list, tuple) and all(d.__class__ is int for d in shape):
         return None
-    from tensorlet._src.ops.array_ops import _dynamic_shape
+    from tensorlet._src.ops.array_shape import _dynamic_shape
 
     return _dynamic_shape(shape)
 
@@ -237,7 +237,7 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=D.float32, name=None
             raise errors.invalid_argument("Fill", f"Dimension {d} must be >= 0")
     out = cast(equal(range(0, n)[:, None], range(0, m)), dtype)
     if batch:
-        from tensorlet._src.ops.array_ops import broadcast_to
+        from tensorlet._src.ops.array_shape import broadcast_to
 
         out = broadcast_to(out, batch + (n, m))
     return out
@@ -429,7 +429,7 @@ def meshgrid(*args, **kwargs):
     >>> [g.shape for g in meshgrid([1, 2, 3], [4, 5])]
     [TensorShape([2, 3]), TensorShape([2, 3])]
     """
-    from tensorlet._src.ops.array_ops import broadcast_to, reshape
+    from tensorlet._src.ops.array_shape import broadcast_to, reshape
 
     indexing = kwargs.pop("indexing", "xy")
     kwargs.pop("name", None)

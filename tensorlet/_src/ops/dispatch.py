@@ -52,7 +52,9 @@ def dispatcher_of(fn):
         if c is not None:
             for classes, handler in handlers:
                 if issubclass(c, classes):
-                    return handler(*args, **kwargs)
+                    match = getattr(handler, "_tl_match", None)  # tf.experimental.dispatch_for_api's signatures
+                    if match is None or match(args, kwargs):
+                        return handler(*args, **kwargs)
         return fn(*args, **kwargs)
 
     wrapper._handlers = handlers

@@ -62,7 +62,7 @@ def _reshape_dyn_shape(x, shape):
 
 
 def _reshape_dyn_grad(g, ans, x, shape):
-    return [array_ops.reshape(g, array_misc.shape(x)), None]
+    return [array_shape.reshape(g, array_shape.shape(x)), None]
 
 
 RESHAPE_DYN = defop("ReshapeDyn", lambda xp, x, shape: xp.reshape(x, tuple(np.asarray(shape).tolist())),
@@ -80,7 +80,7 @@ def _broadcast_dyn_grad(g, ans, x, shape):
     axes = list(range(lead)) + [lead + i for i, d in enumerate(xs) if d == 1]
     r = reduce.reduce_sum(g, axis=axes, keepdims=True) if axes else g
     if lead:
-        r = array_ops.reshape(r, array_misc.shape(x))
+        r = array_shape.reshape(r, array_shape.shape(x))
     return [r, None]
 
 
@@ -144,4 +144,4 @@ SLICE_DYN_GRAD = defop("SliceDynGrad", _slice_dyn_grad_np, jax_impl=_slice_dyn_g
 
 # sibling families used inside functions (gradients, composites): imported last, so that any family can
 # load first without meeting a partly defined module
-from tensorlet._src.ops import array_misc, array_ops, creation, reduce  # noqa: E402
+from tensorlet._src.ops import array_shape, creation, reduce  # noqa: E402

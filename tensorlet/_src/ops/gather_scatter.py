@@ -73,14 +73,15 @@ def _gather_grad(g, ans, params, indices, axis, batch_dims):
     if axis == 0 and batch_dims == 0:
         n = math.prod(idd)
         values = bind(RESHAPE, g, shape=(n,) + tuple(pd[1:]))
-        return IndexedSlices(values, bind(RESHAPE, indices, shape=(n,)), array_misc.shape(params)), None
+        return IndexedSlices(values, bind(RESHAPE, indices, shape=(n,)), array_shape.shape(params)), None
     # params [B, A, N, R] (B: batch dims, N: the gathered axis), indices [B, I], g [B, A, I, R]
     b, a, n, r = math.prod(pd[:batch_dims]), math.prod(pd[batch_dims:axis]), pd[axis], math.prod(pd[axis + 1:])
     i = math.prod(idd[batch_dims:])
     gt = bind(TRANSPOSE, bind(RESHAPE, g, shape=(b, a, i, r)), perm=(0, 2, 1, 3))  # [B, I, A, R]
     ids = math_binary.cast(bind(RESHAPE, indices, shape=(b, i)), D.int64)
     if b > 1:
-        ids = ids + array_ops.reshape(creation.range(0, b * n, n, dtype=D.int64), [b, 1])  # row of each batch in [B*N]
+        # the row of each batch in [B*N]
+        ids = ids + array_shape.reshape(creation.range(0, b * n, n, dtype=D.int64), [b, 1])
     out = bind(SCATTER_ND, bind(RESHAPE, ids, shape=(b * i, 1)), bind(RESHAPE, gt, shape=(b * i, a, r)),
                shape=(b * n, a, r))
     out = bind(TRANSPOSE, bind(RESHAPE, out, shape=(b, n, a, r)), perm=(0, 2, 1, 3))  # [B, A, N, R]
@@ -173,19 +174,20 @@ def _gather_nd_grad(g, ans, params, indices, batch_dims):
     pd, idd = tuple(_dims(params)), tuple(_dims(indices))
     k = idd[-1]
     if k == 0:  # every index selects all of params (TF's ScatterNd rejects this; the sum is the gradient)
-        return array_ops.reshape(reduce.reduce_sum(g, axis=list(range(len(idd) - 1))), pd), None
+        return array_shape.reshape(reduce.reduce_sum(g, axis=list(range(len(idd) - 1))), pd), None
     if batch_dims == 0:
         if len(idd) == 2 and k == 1:
             out_type = D.int64 if indices.dtype is D.int64 else D.int32
-            dense_shape = array_misc.shape(params, out_type=out_type)
+            dense_shape = array_shape.shape(params, out_type=out_type)
             return IndexedSlices(g, bind(RESHAPE, indices, shape=idd[:1]), dense_shape), None
         return bind(SCATTER_ND, indices, g, shape=pd), None
     b = math.prod(pd[:batch_dims])
     inner = idd[batch_dims:-1]
     idx = math_binary.cast(bind(RESHAPE, indices, shape=(b,) + inner + (k,)), D.int64)
-    rows = array_ops.broadcast_to(array_ops.reshape(creation.range(b, dtype=D.int64), (b,) + (1,) * (len(inner) + 1)),
-                          (b,) + inner + (1,))
-    full = array_ops.concat([rows, idx], -1)
+    rows = array_shape.broadcast_to(
+        array_shape.reshape(creation.range(b, dtype=D.int64), (b,) + (1,) * (len(inner) + 1)),
+        (b,) + inner + (1,))
+    full = array_blocks.concat([rows, idx], -1)
     upd = bind(RESHAPE, g, shape=(b,) + inner + pd[batch_dims + k:])
     return bind(RESHAPE, bind(SCATTER_ND, full, upd, shape=(b,) + pd[batch_dims:]), shape=pd), None
 
@@ -446,7 +448,7 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
 
 # sibling families used inside functions (gradients, composites): imported last, so that any family can
 # load first without meeting a partly defined module
-from tensorlet._src.ops import array_misc, array_ops, creation, math_binary, reduce  # noqa: E402
+from tensorlet._src.ops import array_shape, array_blocks, creation, math_binary, reduce  # noqa: E402
 from tensorlet._src.ops.indexed_slices import IndexedSlices  # noqa: E402
-from tensorlet._src.ops.array_misc import where  # noqa: E402
-from tensorlet._src.ops.array_ops import RESHAPE, TRANSPOSE, _dims, dense, int_list, reshape, squeeze  # noqa: E402
+from tensorlet._src.ops.array_select import where  # noqa: E402
+from tensorlet._src.ops.array_shape import RESHAPE, TRANSPOSE, _dims, dense, int_list, reshape, squeeze  # noqa: E402

@@ -25,7 +25,7 @@ def unbroadcast(g, x):
     axes = list(range(lead)) + [lead + i for i, d in enumerate(xs) if d == 1 and gs[lead + i] != 1]
     if axes:
         g = reduce.reduce_sum(g, axis=axes, keepdims=True)
-    return array_ops.reshape(g, xs)
+    return array_shape.reshape(g, xs)
 
 
 def unbroadcast_batch(g, x):
@@ -38,9 +38,9 @@ def unbroadcast_batch(g, x):
     axes = list(range(lead)) + [lead + i for i, d in enumerate(xs[:-2]) if d == 1 and gs[lead + i] != 1]
     if axes:
         g = reduce.reduce_sum(g, axis=axes)
-    return array_ops.reshape(g, xs)
+    return array_shape.reshape(g, xs)
 
 
 # sibling families used inside functions (gradients, composites): imported last, so that any family can
 # load first without meeting a partly defined module
-from tensorlet._src.ops import array_ops, indexed_slices, math_binary, reduce  # noqa: E402
+from tensorlet._src.ops import array_shape, indexed_slices, math_binary, reduce  # noqa: E402

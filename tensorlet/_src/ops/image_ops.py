@@ -51,7 +51,7 @@ def _flip(image, axis_from_end):
     x = _at_least_3d(image, nonzero=True)
     if x.ndim > 4:
         raise ValueError(f"'image' (shape {x.shape}) must have either 3 or 4 dimensions.")
-    return array_ops.reverse(x, [x.ndim - axis_from_end])
+    return array_select.reverse(x, [x.ndim - axis_from_end])
 
 
 @tf_export("image.flip_left_right")
@@ -68,7 +68,7 @@ def flip_up_down(image):
 
 def _swap_hw(x):
     perm = [1, 0, 2] if x.ndim == 3 else [0, 2, 1, 3]
-    return array_ops.transpose(x, perm)
+    return array_shape.transpose(x, perm)
 
 
 @tf_export("image.rot90")
@@ -79,7 +79,7 @@ def rot90(image, k=1, name=None):
         raise ValueError(f"'image' (shape {x.shape}) must have either 3 or 4 dimensions.")
     k = _int(k) % 4
     h, w = x.ndim - 3, x.ndim - 2
-    reverse = array_ops.reverse
+    reverse = array_select.reverse
     if k == 0:
         return x
     if k == 1:
@@ -155,7 +155,7 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
     pads = [[oh, after_h], [ow, after_w], [0, 0]]
     if x.ndim == 4:
         pads = [[0, 0]] + pads
-    return array_ops.pad(x, pads)
+    return array_blocks.pad(x, pads)
 
 
 @tf_export("image.resize_with_crop_or_pad")
@@ -336,7 +336,7 @@ def grayscale_to_rgb(images, name=None):
         raise ValueError(f"A grayscale image (shape {x.shape}) must be at least two-dimensional.")
     if x.shape[-1] != 1:
         raise ValueError("Last dimension of a grayscale image should be size 1.")
-    return array_ops.tile(x, [1] * (x.ndim - 1) + [3])
+    return array_shape.tile(x, [1] * (x.ndim - 1) + [3])
 
 
 @tf_export("image.adjust_brightness")
@@ -412,7 +412,7 @@ def _random_flip(image, axis_from_end, seed):
     if x.ndim != 4:
         raise ValueError(f"'image' (shape {x.shape}) must have either 3 or 4 dimensions.")
     flips = mb.less(_uniform([x.shape[0]], 0, 1.0, seed), 0.5)
-    return array_misc.where(flips[:, None, None, None], _flip(x, axis_from_end), x)
+    return array_select.where(flips[:, None, None, None], _flip(x, axis_from_end), x)
 
 
 @tf_export("image.random_flip_left_right")
@@ -454,7 +454,7 @@ def image_gradients(image):
     x = t(image)
     if x.ndim != 4:
         raise ValueError(f"image_gradients expects a 4D tensor [batch_size, h, w, d], not {x.shape}.")
-    pad = array_ops.pad
+    pad = array_blocks.pad
     dy = pad(mb.subtract(x[:, 1:], x[:, :-1]), [[0, 0], [0, 1], [0, 0], [0, 0]])
     dx = pad(mb.subtract(x[:, :, 1:], x[:, :, :-1]), [[0, 0], [0, 0], [0, 1], [0, 0]])
     return dy, dx
@@ -529,7 +529,7 @@ def _patches_grad(g, ans, x, sizes, strides, rates, padding):
     valid = ((r >= 0) & (r < h) & (q >= 0) & (q < w)).reshape(-1)
     pixel = (r * w + q).reshape(-1)
     keep = np.flatnonzero(valid)
-    transpose, reshape = array_ops.transpose, array_ops.reshape
+    transpose, reshape = array_shape.transpose, array_shape.reshape
     entries = transpose(reshape(g, [b, valid.size, c]), [1, 0, 2])  # [entries, b, c]
     if keep.size < valid.size:
         entries = gather_scatter.gather(entries, t(keep.astype(np.int64)))
@@ -567,8 +567,9 @@ def extract_patches(images, sizes, strides, rates, padding, name=None):
 # sibling families used inside functions (gradients, composites): imported last, so that any family can
 # load first without meeting a partly defined module
 from tensorlet._src.ops import (  # noqa: E402
-    array_misc,
-    array_ops,
+    array_select,
+    array_blocks,
+    array_shape,
     gather_scatter,
     math_unary,
     matmul,

@@ -37,7 +37,7 @@ class IndexedSlices:
         if self.dense_shape is None:
             raise ValueError("Cannot convert IndexedSlices with unknown dense_shape to a dense tensor.")
         shape = math_binary.cast(self.dense_shape, "int64") if hasattr(self.dense_shape, "dtype") else self.dense_shape
-        idx = array_ops.expand_dims(math_binary.cast(self.indices, "int64"), -1)
+        idx = array_shape.expand_dims(math_binary.cast(self.indices, "int64"), -1)
         return gather_scatter.scatter_nd(idx, self.values, shape)
 
     def __tf_tensor__(self, dtype=None, name=None):
@@ -57,7 +57,8 @@ class IndexedSlices:
 def add_indexed(a, b):
     """a + b where either is IndexedSlices: two slices concatenate; a dense operand densifies the sum."""
     if isinstance(a, IndexedSlices) and isinstance(b, IndexedSlices):
-        return IndexedSlices(array_ops.concat([a.values, b.values], 0), array_ops.concat([a.indices, b.indices], 0),
+        return IndexedSlices(array_blocks.concat([a.values, b.values], 0),
+                             array_blocks.concat([a.indices, b.indices], 0),
                              a.dense_shape)
     a = a._dense() if isinstance(a, IndexedSlices) else a
     b = b._dense() if isinstance(b, IndexedSlices) else b
@@ -65,4 +66,4 @@ def add_indexed(a, b):
 
 # sibling families used inside functions (gradients, composites): imported last, so that any family can
 # load first without meeting a partly defined module
-from tensorlet._src.ops import array_ops, gather_scatter, math_binary, math_unary  # noqa: E402
+from tensorlet._src.ops import array_blocks, array_shape, gather_scatter, math_binary, math_unary  # noqa: E402

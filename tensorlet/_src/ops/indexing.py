@@ -49,8 +49,14 @@ def _slice_grad_jax(xp, g, shape, key):
 STRIDED_SLICE_GRAD = defop(
     "StridedSliceGrad", _slice_grad_np, jax_impl=_slice_grad_jax,
     grad=lambda g, ans, dy, shape, key: bind(STRIDED_SLICE, g, key=key))
+def _slice_kernel(xp, x, key):
+    r = x[key]
+    # an element of a string (object) array comes back as a Python bytes: keep tensors' values arrays
+    return np.asarray(r, dtype=object) if r.__class__ is bytes else r
+
+
 STRIDED_SLICE = defop(
-    "StridedSlice", lambda xp, x, key: x[key], check=_check_key,
+    "StridedSlice", _slice_kernel, check=_check_key,
     grad=lambda g, ans, x, key: bind(STRIDED_SLICE_GRAD, g, shape=tuple(x.shape), key=key),
     tfdef=TFDef(consts=[("begin", 1, "int32"), ("end", 2, "int32"), ("strides", 3, "int32")],
                 to_tf=strided_slice_to_tf, from_tf=strided_slice_from_tf))
@@ -91,8 +97,54 @@ def getitem(tensor, key):
     """``tensor[key]`` with TF's rules (a Python list key acts as a tuple, as in TF)."""
     if not isinstance(key, (tuple, list)):
         key = (key,)
+    dynamic = [i for i, k in enumerate(key) if _is_dynamic_index(k)]
+    if dynamic:
+        return _dynamic_getitem(t(tensor), key, dynamic)
     key = tuple(_norm(k) for k in key)
     return bind(STRIDED_SLICE, t(tensor), key=key)
+
+
+def _is_dynamic_index(k):
+    """A scalar integer tensor whose value is known only when the graph runs (``x[i]`` in a loop)."""
+    if not isinstance(k, Tensor) or getattr(k, "_const", None) is not None or hasattr(k, "_v"):
+        return False
+    return k.shape.rank == 0 and k.dtype.is_integer
+
+
+def _dynamic_getitem(x, key, dynamic):
+    """``x[..., i, ...]`` with traced scalar indices: the static part of the key as a strided slice keeping
+    those axes, then one gather per traced index (negative indices count from the end, as in TF)."""
+    from tensorlet._src.ops import array_shape, gather_scatter, math_binary
+
+    static_key = tuple(slice(None) if i in dynamic else _norm(k) for i, k in enumerate(key))
+    rank = x.shape.rank
+    if Ellipsis in static_key and rank is None:
+        raise TypeError("tensorlet: indexing with `...` and a traced index needs a tensor of known rank")
+    n_real = sum(1 for k in static_key if k is not None and k is not Ellipsis)
+    out_axis, axes = 0, {}
+    in_axis = 0
+    for i, k in enumerate(static_key):
+        if k is Ellipsis:
+            span = rank - n_real
+            out_axis += span
+            in_axis += span
+        elif k is None:
+            out_axis += 1
+        elif isinstance(k, slice):
+            if i in dynamic:
+                axes[i] = (out_axis, in_axis)
+            out_axis += 1
+            in_axis += 1
+        else:
+            in_axis += 1
+    r = bind(STRIDED_SLICE, x, key=static_key) if any(k != slice(None) for k in static_key) else x
+    for i in sorted(dynamic, reverse=True):
+        out_ax, in_ax = axes[i]
+        idx = key[i]
+        dim = array_shape.shape(x, out_type=idx.dtype)[in_ax]
+        idx = math_binary.add(idx, math_binary.multiply(dim, math_binary.cast(math_binary.less(idx, 0), idx.dtype)))
+        r = gather_scatter.gather(r, idx, axis=out_ax)
+    return r
 
 
 @tf_export("strided_slice")

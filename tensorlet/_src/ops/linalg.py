@@ -436,7 +436,7 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
         raise ValueError(f"Argument `a` should be a (batch) matrix with rank >= 2.  Received `a` = {a} with "
                          f"shape: {tuple(a.shape.as_list())}")
     perm = list(range(rank - 2)) + [rank - 1, rank - 2]
-    from tensorlet._src.ops.array_ops import transpose
+    from tensorlet._src.ops.array_shape import transpose
 
     return transpose(a, perm, conjugate=conjugate)
 

@@ -22,7 +22,7 @@ def _abs_grad(ga, x):
     """TF's Abs/ComplexAbs gradient: ``ga * sign(x)``; ``ga * x / |x|`` (0 at 0) for complex."""
     if x.dtype.is_complex:
         scale = math_binary.divide_no_nan(ga, math_unary.abs(x))
-        return math_extra.complex(scale, creation.zeros_like(scale)) * x
+        return math_binary_fn.complex(scale, creation.zeros_like(scale)) * x
     return ga * math_unary.sign(x)
 
 
@@ -36,13 +36,13 @@ def _matrix2_norm_grad(g, x, axis, keepdims):
     """u diag(dg) v^H of the SVD over the axis pair (ties among top singular values share the gradient)."""
     rank = len(x.shape)
     perm = [i for i in range(rank) if i not in axis] + list(axis)
-    xm = array_ops.transpose(x, perm)
+    xm = array_shape.transpose(x, perm)
     s, u, v = linalg_decomp.svd(xm)
     batch = list(xm.shape[:-2])
-    gk = array_ops.reshape(g, batch + [1])
+    gk = array_shape.reshape(g, batch + [1])
     gs = _split_ties(s, reduce.reduce_max(s, axis=-1, keepdims=True), gk, -1) * math_unary.sign(s)
     gm = matmul.matmul(u * math_binary.cast(gs, u.dtype)[..., None, :], v, adjoint_b=True)
-    return array_ops.transpose(gm, [perm.index(i) for i in range(rank)])
+    return array_shape.transpose(gm, [perm.index(i) for i in range(rank)])
 
 
 def norm_grad(g, ans, x, order="euclidean", axis=None, keepdims=False):
@@ -51,8 +51,8 @@ def norm_grad(g, ans, x, order="euclidean", axis=None, keepdims=False):
     if order == 2 and is_matrix:
         return _matrix2_norm_grad(g, x, axis, keepdims)
     kept = _kept(x, axis)
-    gk = array_ops.reshape(g, kept)
-    rk = array_ops.reshape(ans, kept)
+    gk = array_shape.reshape(g, kept)
+    rk = array_shape.reshape(ans, kept)
     if order in ("euclidean", "fro"):  # sqrt(sum(x * conj(x))): Re(g) x / norm
         if x.dtype.is_complex:
             gk = math_binary.cast(math_unary.real(gk), x.dtype)
@@ -61,10 +61,10 @@ def norm_grad(g, ans, x, order="euclidean", axis=None, keepdims=False):
     if order == 1:
         if is_matrix:  # max over axis[1] of the column sums over axis[0]
             gk = _split_ties(reduce.reduce_sum(a, axis=axis[0], keepdims=True), rk, gk, axis[1])
-        ga = array_ops.broadcast_to(gk, a.shape)
+        ga = array_shape.broadcast_to(gk, a.shape)
     elif order == np.inf:
         if is_matrix:  # max over axis[0] of the row sums over axis[1]
-            ga = array_ops.broadcast_to(
+            ga = array_shape.broadcast_to(
                 _split_ties(reduce.reduce_sum(a, axis=axis[1], keepdims=True), rk, gk, axis[0]), a.shape)
         else:
             ga = _split_ties(a, rk, gk, None if axis is None else axis[0])
@@ -103,7 +103,7 @@ def _gap_reciprocals(e):
 
 def bcast_mat(g, mat_shape):
     """``g`` (batch) reshaped to broadcast against batched matrices: (..., 1, 1)."""
-    return array_ops.reshape(g, list(mat_shape[:-2]) + [1, 1])
+    return array_shape.reshape(g, list(mat_shape[:-2]) + [1, 1])
 
 
 # --- inverse, determinants, Cholesky ----------------------------------------------------------------
@@ -158,7 +158,7 @@ def qr_grad(g, ans, a, full_matrices=False):
     y = a[..., :, m:]
     dv = dr[..., :, m:]
     dx = _qr_grad_tall(q, r[..., :, :m], dq + _mm(y, dv, adjoint_b=True), dr[..., :, :m])
-    return array_ops.concat([dx, _mm(q, dv)], axis=-1)
+    return array_blocks.concat([dx, _mm(q, dv)], axis=-1)
 
 
 def svd_grad(g, ans, a, full_matrices=False, compute_uv=True):
@@ -276,20 +276,21 @@ def expm_grad(g, ans, a):
     """The adjoint Frechet derivative: the upper-right block of expm([[A^H, g], [0, A^H]])."""
     n = a.shape[-1]
     ah = _adj(a)
-    block = array_ops.concat([array_ops.concat([ah, g], axis=-1),
-                              array_ops.concat([creation.zeros_like(ah), ah], axis=-1)], axis=-2)
+    block = array_blocks.concat([array_blocks.concat([ah, g], axis=-1),
+                                 array_blocks.concat([creation.zeros_like(ah), ah], axis=-1)], axis=-2)
     return linalg_decomp.expm(block)[..., :n, n:]
 
 
 # sibling families used inside functions (gradients, composites): imported last, so that any family can
 # load first without meeting a partly defined module
 from tensorlet._src.ops import (  # noqa: E402
-    array_ops,
+    array_blocks,
+    array_shape,
     creation,
     linalg,
     linalg_decomp,
     math_binary,
-    math_extra,
+    math_binary_fn,
     math_unary,
     matmul,
     reduce,

@@ -63,7 +63,7 @@ def _select_grad(mask_fn):
     def grad(g, ans, x, y):
         mask = mask_fn(x, y)
         zeros = creation.zeros_like(g)
-        return unbroadcast(array_misc.where(mask, g, zeros), x), unbroadcast(array_misc.where(mask, zeros, g), y)
+        return unbroadcast(array_select.where(mask, g, zeros), x), unbroadcast(array_select.where(mask, zeros, g), y)
     return grad
 
 
@@ -99,8 +99,8 @@ def _pow_grad(g, z, x0, y0):
         mask = not_equal(x, cast(0, x.dtype))
     else:
         mask = greater(x, cast(0, x.dtype))
-    safe_x = array_misc.where(mask, x, creation.ones_like(x))
-    log_x = array_misc.where(mask, math_unary.log(safe_x), creation.zeros_like(x))
+    safe_x = array_select.where(mask, x, creation.ones_like(x))
+    log_x = array_select.where(mask, math_unary.log(safe_x), creation.zeros_like(x))
     x, y = x0, y0
     return unbroadcast(gx, x), unbroadcast(g * z * log_x, y)
 POW = defop("Pow", xpfn("power"), dtypes=D.FLOATS + (D.int8, D.int16, D.int32, D.int64)
@@ -444,5 +444,5 @@ def bitcast(input, type, name=None):  # noqa: A002 - TF's argument names
 
 # sibling families used inside functions (gradients, composites): imported last, so that any family can
 # load first without meeting a partly defined module
-from tensorlet._src.ops import array_misc, creation, math_unary  # noqa: E402
+from tensorlet._src.ops import array_select, creation, math_unary  # noqa: E402
 from tensorlet._src.ops.grad_utils import unbroadcast  # noqa: E402

@@ -1,4 +1,4 @@
-"""Special functions: incomplete gamma/beta, zeta, Bessel, nextafter, and small math composites."""
+"""Special functions: incomplete gamma/beta, zeta, polygamma, Bessel, nextafter, and small math composites."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 from tensorlet._src.framework import dtypes as D
 from tensorlet._src.framework import errors
 from tensorlet._src.ops import shapes
-from tensorlet._src.ops._helpers import same_dtype, t
+from tensorlet._src.ops._helpers import broadcast_static, is_tensor_like, of_dtype, same_dtype, t
 from tensorlet._src.ops.registry import NO_GRADIENT, bind, defop, tf_export
 
 F32_64 = (D.float32, D.float64)
@@ -57,7 +57,7 @@ def _monotonic(x, strict):
     x = t(x)
     if not (x.dtype.is_floating or x.dtype.is_integer or x.dtype.is_complex):
         raise TypeError(f"Expected x to be numeric, instead found: {x}")
-    flat = array_ops.reshape(x, [-1])
+    flat = array_shape.reshape(x, [-1])
     a, b = flat[1:], flat[:-1]
     return reduce.reduce_all(math_binary.greater(a, b) if strict else math_binary.greater_equal(a, b))
 
@@ -161,8 +161,8 @@ def _igamma_grad(sign):
 
 
 def _grad_a(a, x):
-    shape = array_misc.shape(a + x)
-    return bind(IGAMMA_GRAD_A, array_ops.broadcast_to(a, shape), array_ops.broadcast_to(x, shape))
+    shape = array_shape.shape(a + x)
+    return bind(IGAMMA_GRAD_A, array_shape.broadcast_to(a, shape), array_shape.broadcast_to(x, shape))
 
 
 IGAMMA_GRAD_A = defop("IgammaGradA", _igamma_grad_a_np, jax_impl=_igamma_grad_a_jax, dtypes=F32_64,
@@ -208,7 +208,7 @@ def _betainc_jax(xp, a, b, x):
 def _betainc_grad(g, ans, a, b, x):
     # only x has a gradient in TF: d/dx = x^(a-1) (1-x)^(b-1) / B(a, b)
     log_beta = math_unary.lgamma(a) + math_unary.lgamma(b) - math_unary.lgamma(a + b)
-    dx = math_unary.exp(math_extra.xlogy(a - 1, x) + math_extra.xlog1py(b - 1, -x) - log_beta)
+    dx = math_unary.exp(math_binary_fn.xlogy(a - 1, x) + math_binary_fn.xlog1py(b - 1, -x) - log_beta)
     return None, None, unbroadcast(g * dx, x)
 
 
@@ -230,7 +230,7 @@ def betainc(a, b, x, name=None):
             raise errors.invalid_argument("Betainc", f"Shapes of {first} and {nm} are inconsistent: "
                                                      f"{dims[0]} vs. {dims[1]}")
     if shape is not None:
-        a, b, x = (array_ops.broadcast_to(v, shape) if v.shape.rank == 0 else v for v in (a, b, x))
+        a, b, x = (array_shape.broadcast_to(v, shape) if v.shape.rank == 0 else v for v in (a, b, x))
     return bind(BETAINC, a, b, x)
 
 
@@ -292,9 +292,9 @@ def _bessel(op_name, fname, grad):
 
 def _i1e_grad(g, ans, x):
     # d/dx i1e = i0e - i1e (sign(x) + 1/x), which is 1/2 at x = 0
-    safe = array_misc.where(math_binary.equal(x, 0), creation.ones_like(x), x)
+    safe = array_select.where(math_binary.equal(x, 0), creation.ones_like(x), x)
     d = bessel_i0e(x) - ans * (math_unary.sign(x) + 1 / safe)
-    return g * array_misc.where(math_binary.equal(x, 0), creation.ones_like(x) * 0.5, d)
+    return g * array_select.where(math_binary.equal(x, 0), creation.ones_like(x) * 0.5, d)
 
 
 BESSEL_I0E = _bessel("BesselI0e", "i0e", lambda g, ans, x: g * (bessel_i1e(x) - math_unary.sign(x) * ans))
@@ -333,14 +333,84 @@ def bessel_i1(x, name=None):
     return math_unary.exp(math_unary.abs(x)) * bessel_i1e(x)
 
 
+# --- polygamma ---------------------------------------------------------------------------------
+
+def _polygamma(xp, sp, n, x):
+    """psi^(n)(x) = (-1)^(n+1) n! zeta(n+1, x) for n >= 1, digamma for n = 0, nan unless n is a non-negative
+    integer.  At the poles (x = 0, -1, ..., -inf) it is inf for odd n and nan for even n, as TF (Eigen's zeta)."""
+    n, x = xp.broadcast_arrays(n, x)
+    valid = (n >= 0) & (xp.floor(n) == n) & xp.isfinite(n)
+    nn = xp.where(valid, n, 1)  # keep the special functions inside their domain
+    odd = xp.fmod(nn, 2) == 1
+    fact = xp.exp(sp.gammaln(nn + 1))
+    r = xp.where(odd, fact, -fact) * sp.zeta(nn + 1, x)
+    r = xp.where(xp.isposinf(x), 0, r)  # zeta(s, inf) = 0 (jax's zeta gives nan there)
+    r = xp.where(nn == 0, sp.digamma(x), r)
+    pole = (x <= 0) & (xp.floor(x) == x)
+    r = xp.where(pole, xp.where(odd, np.inf, np.nan), r)
+    return xp.where(valid, r, np.nan)
+
+
+class _ScipySpecial:
+    def __getattr__(self, name):
+        import scipy.special
+
+        return getattr(scipy.special, "psi" if name == "digamma" else name)
+
+
+def _polygamma_np(xp, n, x):
+    d = x.dtype  # scipy's zeta computes in float64; round to float32 after
+    return _polygamma(xp, _ScipySpecial(), n.astype(np.float64), x.astype(np.float64)).astype(d)
+
+
+@functools.cache
+def _polygamma_jit():
+    import jax
+    import jax.numpy as jnp
+    import jax.scipy.special as jsp
+
+    # one jitted kernel: op-by-op dispatch would compile each of its ~20 steps per shape
+    return jax.jit(lambda n, x: _polygamma(jnp, jsp, n, x).astype(x.dtype))
+
+
+def _polygamma_jax(xp, n, x):
+    return _polygamma_jit()(n, x)
+
+
+POLYGAMMA = defop("Polygamma", _polygamma_np, jax_impl=_polygamma_jax, dtypes=(D.float32, D.float64),
+                  shape=shapes.broadcast, quiet=True,
+                  grad=lambda g, ans, n, x: (None, unbroadcast(g * polygamma(n + 1, x), x)))  # none for n, as TF
+
+
+def _matching(op_name, *vs):
+    """TF's argument matching: a tensor argument sets the dtype (else the first argument does); the others are
+    converted to it."""
+    first = next((t(v) for v in vs if is_tensor_like(v)), None)
+    if first is None:
+        first = t(vs[0])
+    return [of_dtype(v, first.dtype, op_name, i) for i, v in enumerate(vs)]
+
+
+@tf_export("math.polygamma")
+def polygamma(a, x, name=None):
+    """The polygamma function: the a-th derivative of digamma at x (a a non-negative integer, else nan).
+
+    ``tf.math.polygamma(1., 1.)`` -> ``1.644934`` (pi**2 / 6).
+    """
+    a, x = _matching("Polygamma", a, x)
+    if a.shape != x.shape:
+        broadcast_static("Polygamma", a, x)
+    return bind(POLYGAMMA, a, x)
+
+
 # sibling families used inside functions (gradients, composites): imported last, so that any family can
 # load first without meeting a partly defined module
 from tensorlet._src.ops import (  # noqa: E402
-    array_misc,
-    array_ops,
+    array_select,
+    array_shape,
     creation,
     math_binary,
-    math_extra,
+    math_binary_fn,
     math_unary,
     reduce,
 )

@@ -36,7 +36,7 @@ def _no_grad(g, ans, x):
 def _complex_abs_grad(g, ans, x):
     # g * x / |x|, and 0 where x == 0 (TF: div_no_nan); the division is done in real arithmetic
     scale = math_binary.divide_no_nan(g, ans)
-    return math_extra.complex(scale, creation.zeros_like(scale)) * x
+    return math_binary_fn.complex(scale, creation.zeros_like(scale)) * x
 
 
 def _tanh_grad(g, ans, x):
@@ -50,8 +50,8 @@ def _sigmoid_grad(g, ans, x):
 
 
 def _angle_grad(g, ans, x):
-    z = reciprocal(math_extra.complex(imag(x), real(x)))
-    return -math_extra.complex(g, creation.zeros_like(g)) * z
+    z = reciprocal(math_binary_fn.complex(imag(x), real(x)))
+    return -math_binary_fn.complex(g, creation.zeros_like(g)) * z
 
 
 _TWO_OVER_ROOT_PI = float(2 / np.sqrt(np.pi))
@@ -446,7 +446,7 @@ ERFINV = _special("Erfinv", "erfinv", "erfinv", grad=lambda g, ans, x: g * _ROOT
 NDTRI = _special("Ndtri", "ndtri", "ndtri", grad=lambda g, ans, x: g * _ROOT_TWO_PI * exp(square(ans) / 2))
 LGAMMA = _special("Lgamma", "gammaln", "gammaln", fix=_lgamma_neg_inf, grad=lambda g, ans, x: g * digamma(x))
 DIGAMMA = _special("Digamma", "psi", "digamma", fix=_digamma_poles,
-                   grad=lambda g, ans, x: g * math_extra.polygamma(1, x))  # trigamma, as TF
+                   grad=lambda g, ans, x: g * math_special.polygamma(1, x))  # trigamma, as TF
 
 
 @tf_export("math.erf")
@@ -492,9 +492,9 @@ def _real_dtype(x, **attrs):
 
 
 REAL = defop("Real", lambda xp, x: xp.real(x).copy(), dtypes=D.COMPLEX, shape=_real_dtype,
-             grad=lambda g, ans, x: math_extra.complex(g, creation.zeros_like(g)))
+             grad=lambda g, ans, x: math_binary_fn.complex(g, creation.zeros_like(g)))
 IMAG = defop("Imag", lambda xp, x: xp.imag(x).copy(), dtypes=D.COMPLEX, shape=_real_dtype,
-             grad=lambda g, ans, x: math_extra.complex(creation.zeros_like(g), g))
+             grad=lambda g, ans, x: math_binary_fn.complex(creation.zeros_like(g), g))
 CONJ = defop("Conj", xpfn("conj"), dtypes=D.COMPLEX, shape=shapes.same, grad=lambda g, ans, x: conj(g))
 ANGLE = defop("Angle", xpfn("angle"), dtypes=D.COMPLEX, shape=_real_dtype, grad=_angle_grad)
 
@@ -551,4 +551,4 @@ def angle(input, name=None):  # noqa: A002 - TF's argument name
 
 # sibling families used inside functions (gradients, composites): imported last, so that any family can
 # load first without meeting a partly defined module
-from tensorlet._src.ops import creation, math_binary, math_extra  # noqa: E402
+from tensorlet._src.ops import creation, math_binary, math_binary_fn, math_special  # noqa: E402

@@ -6,8 +6,11 @@ import numpy as np
 
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
+from tensorlet._src.framework.tensor_shape import TensorShape
+from tensorlet._src.ops import shapes
 from tensorlet._src.ops._helpers import same_dtype
 from tensorlet._src.ops.registry import bind, defop, tf_export
+from tensorlet._src.ops.shapes import Spec
 from tensorlet._src.ops.tfdef import TFDef, batch_matmul_from_tf, batch_matmul_to_tf, matmul_to_tf
 
 MATMUL_TYPES = (_dt.bfloat16, _dt.float16, _dt.float32, _dt.float64, _dt.int32, _dt.int64,
@@ -55,9 +58,28 @@ def _matmul_grad(g, ans, a, b, transpose_a=False, transpose_b=False, adjoint_a=F
     return unbroadcast_batch(ga, a), unbroadcast_batch(gb, b)
 
 
-MATMUL = defop("MatMul", _matmul_kernel, dtypes=MATMUL_TYPES, grad=_matmul_grad,
+def _matmul_shape(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False):
+    """The traced output shape: [*broadcast batch dims, rows of a, columns of b] (None where unknown)."""
+    if a.shape.rank is None or b.shape.rank is None:
+        return Spec(TensorShape(None), a.dtype)
+    da, db = a.shape.as_list(), b.shape.as_list()
+    if len(da) < 2 or len(db) < 2:
+        raise errors.invalid_argument("MatMul", f"In[0] and In[1] ndims must be >= 2: {min(len(da), len(db))}")
+    ta, tb = transpose_a or adjoint_a, transpose_b or adjoint_b
+    rows, ka = (da[-1], da[-2]) if ta else (da[-2], da[-1])
+    kb, cols = (db[-1], db[-2]) if tb else (db[-2], db[-1])
+    if ka is not None and kb is not None and ka != kb:
+        name = "MatMul" if len(da) == len(db) == 2 else "BatchMatMulV3"
+        raise errors.invalid_argument(
+            name, f"Matrix size-incompatible: In[0]: {errors.shape_str(da)}, In[1]: {errors.shape_str(db)}")
+    batch = shapes.broadcast_shapes(TensorShape(da[:-2]), TensorShape(db[:-2]))
+    return Spec(TensorShape(batch.as_list() + [rows, cols]), a.dtype)
+
+
+MATMUL = defop("MatMul", _matmul_kernel, dtypes=MATMUL_TYPES, grad=_matmul_grad, shape=_matmul_shape,
                tfdef=TFDef(drop=("grad_a", "grad_b"), to_tf=matmul_to_tf))
 BATCH_MATMUL = defop("BatchMatMulV3", _matmul_kernel, heavy=True, dtypes=MATMUL_TYPES, grad=_matmul_grad,
+                     shape=_matmul_shape,
                      tfdef=TFDef(drop=("grad_x", "grad_y", "Ta", "Tb"), to_tf=batch_matmul_to_tf,
                                  from_tf=batch_matmul_from_tf))
 

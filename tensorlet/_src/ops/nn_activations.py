@@ -136,7 +136,7 @@ def _softsign_grad(xp, g, x):
 
 def _negative_part(y, value):
     """``value`` where the forward output ``y`` is negative, else 0 (the d/dy term of EluGrad/SeluGrad)."""
-    return array_misc.where(math_binary.less(y, creation.zeros_like(y)), value, creation.zeros_like(value))
+    return array_select.where(math_binary.less(y, creation.zeros_like(y)), value, creation.zeros_like(value))
 
 
 ELU_GRAD = defop("EluGrad", _elu_grad, dtypes=FLOATS, shape=shapes.same,
@@ -221,7 +221,7 @@ def silu(features, beta=1.0):
 def crelu(features, axis=-1, name=None):
     """relu of [x, -x] concatenated along ``axis``.  ``tf.nn.crelu([-1.0, 2.0])`` -> ``[0.0, 2.0, 1.0, 0.0]``."""
     x = t(features)
-    return relu(array_ops.concat([x, -x], axis))
+    return relu(array_blocks.concat([x, -x], axis))
 
 
 # --- softmax ----------------------------------------------------------------------------
@@ -283,7 +283,7 @@ def swap_to_end(op, x, axis, op_name):
         return bind(op, x)
     perm = list(range(rank))
     perm[axis], perm[-1] = perm[-1], perm[axis]
-    transpose = array_ops.transpose
+    transpose = array_shape.transpose
     return transpose(bind(op, transpose(x, perm)), perm)
 
 
@@ -301,5 +301,5 @@ def log_softmax(logits, axis=None, name=None):
 
 # sibling families used inside functions (gradients, composites): imported last, so that any family can
 # load first without meeting a partly defined module
-from tensorlet._src.ops import array_misc, array_ops, creation, math_binary, reduce  # noqa: E402
+from tensorlet._src.ops import array_select, array_blocks, array_shape, creation, math_binary, reduce  # noqa: E402
 from tensorlet._src.ops import math_unary as mu  # noqa: E402

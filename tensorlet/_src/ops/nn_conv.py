@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
+from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.ops._helpers import same_dtype, static, t
 from tensorlet._src.ops.nn_conv_kernels import (  # noqa: F401  (geometry re-exported for nn_pool and tests)
     conv_filter_kernel,
@@ -39,8 +40,10 @@ from tensorlet._src.ops.nn_conv_kernels import (  # noqa: F401  (geometry re-exp
     shape_of,
     spatial_axes,
     to_last,
+    window_out_dims,
 )
 from tensorlet._src.ops.registry import bind, defop, tf_export
+from tensorlet._src.ops.shapes import Spec
 
 D = _dt
 CONV_TYPES = (D.float16, D.bfloat16, D.float32, D.float64, D.int32)
@@ -139,6 +142,23 @@ def _conv_check(op, nd, depthwise=False):
     return check
 
 
+def _conv_shape(op, nd, depthwise=False):
+    """The traced output shape: the checks above, then the window arithmetic (None where a size is unknown)."""
+    check = _conv_check(op, nd, depthwise)
+
+    def rule(x, w, **attrs):
+        if x.shape.rank is None or w.shape.rank is None:
+            return Spec(TensorShape(None), x.dtype)
+        check(x, w, **attrs)
+        ws = w.shape.as_list()
+        co = (None if None in ws[-2:] else ws[-2] * ws[-1]) if depthwise else ws[-1]
+        dims = window_out_dims(x.shape.as_list(), ws[:nd], co, attrs["strides"], attrs["padding"],
+                               attrs.get("explicit_paddings", ()), attrs.get("data_format") or "NHWC",
+                               attrs.get("dilations"))
+        return Spec(TensorShape(dims), x.dtype)
+    return rule
+
+
 def _mismatch(op, prefix, dim, actual, computed, n, k, o, s, d):
     return errors.invalid_argument(op, f"{prefix}Size of out_backprop doesn't match computed: actual = {actual}, "
                                        f"computed = {computed} spatial_dim: {dim} input: {n} filter: {k} "
@@ -219,6 +239,7 @@ def _filter_grad(conv_op, inp_op, g, x, dy, attrs):
 J = jit_lowering
 
 CONV2D = defop("Conv2D", conv_kernel, jax_impl=jax_conv, dtypes=CONV_TYPES, check=_conv_check("Conv2D", 2), heavy=True,
+               shape=_conv_shape("Conv2D", 2),
                grad=lambda g, ans, x, w, **a: _fwd_grad(CONV2D_INPUT, CONV2D_FILTER, g, x, w, a))
 CONV2D_INPUT = defop("Conv2DBackpropInput", conv_input_kernel, jax_impl=J(jax_conv_input), dtypes=CONV_TYPES,
                      heavy=True,
@@ -229,6 +250,7 @@ CONV2D_FILTER = defop("Conv2DBackpropFilter", conv_filter_kernel, jax_impl=J(jax
                       check=_filter_check("Conv2DBackpropFilter", "Conv2DCustomBackpropFilter: ", 2),
                       grad=lambda g, ans, x, dy, filter_sizes, **a: _filter_grad(CONV2D, CONV2D_INPUT, g, x, dy, a))
 CONV3D = defop("Conv3D", conv_kernel, jax_impl=jax_conv, dtypes=FLOAT_TYPES, check=_conv_check("Conv3D", 3), heavy=True,
+               shape=_conv_shape("Conv3D", 3),
                grad=lambda g, ans, x, w, **a: _fwd_grad(CONV3D_INPUT, CONV3D_FILTER, g, x, w, a))
 CONV3D_INPUT = defop("Conv3DBackpropInputV2", conv_input_kernel, jax_impl=J(jax_conv_input), dtypes=FLOAT_TYPES,
                      check=_input_check("Conv3DBackpropInputV2", "Conv3DBackpropInputOp: ", 3),
@@ -238,6 +260,7 @@ CONV3D_FILTER = defop("Conv3DBackpropFilterV2", conv_filter_kernel, jax_impl=J(j
                       grad=lambda g, ans, x, dy, filter_sizes, **a: _filter_grad(CONV3D, CONV3D_INPUT, g, x, dy, a))
 DEPTHWISE = defop("DepthwiseConv2dNative", dw_kernel, heavy=True, jax_impl=J(jax_dw), dtypes=FLOAT_TYPES,
                   check=_conv_check("DepthwiseConv2dNative", 2, depthwise=True),
+                  shape=_conv_shape("DepthwiseConv2dNative", 2, depthwise=True),
                   grad=lambda g, ans, x, w, **a: _fwd_grad(DEPTHWISE_INPUT, DEPTHWISE_FILTER, g, x, w, a))
 DEPTHWISE_INPUT = defop("DepthwiseConv2dNativeBackpropInput", dw_input_kernel, jax_impl=J(jax_dw_input),
                         dtypes=FLOAT_TYPES,
@@ -306,9 +329,9 @@ def padding_arg(padding, nd, allow_explicit=True):
 
 
 def _reshape(x, shape):
-    from tensorlet._src.ops import array_ops
+    from tensorlet._src.ops import array_shape
 
-    return array_ops.reshape(x, shape)
+    return array_shape.reshape(x, shape)
 
 
 def _conv_nd(op, x, w, nd, strides, padding, data_format, dilations):

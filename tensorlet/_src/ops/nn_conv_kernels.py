@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from tensorlet._src.framework.dtypes import is_low_float_np
+from tensorlet._src.ops import nn_conv_lowering as gemm
 from tensorlet._src.ops import nn_conv_xla
 
 _IM2COL_BELOW = 8  # channels per group under which one im2col matmul beats per-position matmuls
@@ -221,6 +222,21 @@ def geom(x_shape, k_sizes, strides, padding, explicit_paddings, data_format, dil
     return cf, sizes, s, d, pads_for(padding, explicit_paddings, sizes, k_sizes, s, d, cf)
 
 
+def window_out_dims(x_dims, k_sizes, channels, strides, padding, explicit_paddings, data_format, dilations):
+    """Static output dims of a window (convolution or pooling) over ``x_dims``' spatial dims: None where an input
+    or window size is unknown; the channel dim becomes ``channels``.  What tracing records as the op's shape."""
+    nd = len(k_sizes)
+    filled = tuple(1 if n is None else n for n in x_dims)
+    ks = tuple(1 if k is None else k for k in k_sizes)
+    cf, _, s, d, pads = geom(filled, ks, strides, padding, explicit_paddings, data_format, dilations)
+    out = list(x_dims)
+    for i, a in enumerate(spatial_axes(nd, cf)):
+        known_i = x_dims[a] is not None and k_sizes[i] is not None
+        out[a] = out_size(x_dims[a], ks[i], s[i], d[i], *pads[i]) if known_i else None
+    out[1 if cf else nd + 1] = channels
+    return out
+
+
 def conv_kernel(xp, x, w, strides, padding, explicit_paddings=(), data_format="NHWC", dilations=None):
     nd = w.ndim - 2
     cf, _, s, d, pads = geom(x.shape, w.shape[:nd], strides, padding, explicit_paddings, data_format, dilations)
@@ -284,6 +300,10 @@ def jax_conv(xp, x, w, strides, padding, explicit_paddings=(), data_format="NHWC
     nd = w.ndim - 2
     cf, _, s, d, pads = geom(x.shape, w.shape[:nd], strides, padding, explicit_paddings, data_format, dilations)
     groups = x.shape[1 if cf else -1] // w.shape[-2]
+    osz = tuple(out_size(x.shape[a], k, si, di, *p) for a, k, si, di, p in zip(spatial_axes(nd, cf), w.shape[:nd], s,
+                                                                                d, pads))
+    if gemm.applies(nd, cf, groups, x.dtype, x.shape[0], osz, w.shape[:nd], w.shape[-2], w.shape[-1]):
+        return gemm.conv(x, w, s, d, pads, osz)
     return lax.conv_general_dilated(x, w, s, pads, rhs_dilation=d, dimension_numbers=_dn(nd, cf),
                                     feature_group_count=groups)
 
@@ -297,6 +317,8 @@ def jax_conv_input(xp, w, dy, input_sizes, strides, padding, explicit_paddings=(
     cf, sizes, s, d, pads = geom(input_sizes, ks, strides, padding, explicit_paddings, data_format, dilations)
     groups = input_sizes[1 if cf else -1] // cg
     osz = tuple(dy.shape[a] for a in spatial_axes(nd, cf))
+    if gemm.applies(nd, cf, groups, dy.dtype, dy.shape[0], osz, ks, cg, o_ch):
+        return gemm.conv_input(w, dy, tuple(input_sizes), s, d, pads)
     # dx = correlation of the stride-dilated dy with the flipped filter, in/out channels swapped per group.
     wt = xp.flip(w, axis=tuple(range(nd))).reshape(ks + (cg, groups, o_ch // groups))
     wt = xp.transpose(wt, tuple(range(nd)) + (nd + 2, nd + 1, nd)).reshape(ks + (o_ch // groups, groups * cg))
@@ -310,6 +332,13 @@ def jax_conv_filter(xp, x, dy, filter_sizes, strides, padding, explicit_paddings
                      dilations=None):
     import jax
 
+    nd = len(filter_sizes) - 2
+    ks = tuple(filter_sizes[:nd])
+    cf, _, s, d, pads = geom(x.shape, ks, strides, padding, explicit_paddings, data_format, dilations)
+    groups = x.shape[1 if cf else -1] // filter_sizes[-2]
+    osz = tuple(dy.shape[a] for a in spatial_axes(nd, cf))
+    if gemm.applies(nd, cf, groups, x.dtype, x.shape[0], osz, ks, filter_sizes[-2], filter_sizes[-1]):
+        return gemm.conv_filter(x, dy, ks, s, d, pads)
     spec = jax.ShapeDtypeStruct(tuple(filter_sizes), x.dtype)
     attrs = dict(strides=strides, padding=padding, explicit_paddings=explicit_paddings, data_format=data_format,
                  dilations=dilations)

@@ -75,7 +75,7 @@ def _xent_grad(g, ans, features, labels):
     # A gradient arriving at the backprop output (second derivatives) adds softmax's derivative for features
     # and -1 for labels (TF leaves that labels term out, so its second derivatives in labels are zero).
     g_loss, g_backprop = g
-    g_loss = array_ops.expand_dims(g_loss, -1)
+    g_loss = array_shape.expand_dims(g_loss, -1)
     g_features = g_loss * ans[1]
     g_labels = g_loss * -bind(LOG_SOFTMAX, features)
     if not _known_zero(g_backprop):
@@ -106,8 +106,8 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
         if ax != rank - 1:  # move ``axis`` to the end, keeping the other axes in order (the loss's axes)
             perm = [i for i in range(rank) if i != ax] + [ax]
             if labels.shape != logits.shape:
-                labels = array_ops.broadcast_to(labels, array_misc.shape(logits))
-            transpose = array_ops.transpose
+                labels = array_shape.broadcast_to(labels, array_shape.shape(logits))
+            transpose = array_shape.transpose
             logits, labels = transpose(logits, perm), transpose(labels, perm)
     return bind(SOFTMAX_XENT, logits, labels)[0]
 
@@ -148,7 +148,7 @@ def _tf_word(d):
 
 def _sparse_xent_grad(g, ans, features, labels):
     g_loss, g_backprop = g
-    g_features = array_ops.expand_dims(g_loss, -1) * ans[1]
+    g_features = array_shape.expand_dims(g_loss, -1) * ans[1]
     if not _known_zero(g_backprop):
         g_features = g_features + _backprop_grad(g_backprop, features)
     return g_features, None  # integer labels have no gradient
@@ -248,7 +248,7 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     result = exp(log_input) - log_input * targets
     if compute_full_loss:
         d = targets.dtype
-        where = array_misc.where
+        where = array_select.where
         small = mb.logical_and(targets >= 0, targets <= 1)
         z = where(small, creation.ones_like(targets), targets)  # keeps log() finite where the term is unused
         stirling = z * log(z) - z + const(0.5, d) * log(const(2 * math.pi, d) * z)
@@ -277,9 +277,9 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
         w = mb.cast(t(sample_weight), dtype)
         diff = w.shape.rank - loss.shape.rank
         if diff == 1 and w.shape[-1] == 1:
-            w = array_ops.squeeze(w, [-1])
+            w = array_shape.squeeze(w, [-1])
         elif diff == -1:
-            w = array_ops.expand_dims(w, -1)
+            w = array_shape.expand_dims(w, -1)
         loss = mb.multiply(loss, w)
     if global_batch_size is None:
         global_batch_size = loss.shape[0] * _num_replicas()
@@ -301,7 +301,7 @@ def scale_regularization_loss(regularization_loss):
 
 # sibling families used inside functions (gradients, composites): imported last, so that any family can
 # load first without meeting a partly defined module
-from tensorlet._src.ops import array_misc, array_ops, creation, reduce  # noqa: E402
+from tensorlet._src.ops import array_select, array_shape, creation, reduce  # noqa: E402
 from tensorlet._src.ops.grad_utils import unbroadcast  # noqa: E402
 from tensorlet._src.ops import math_binary as mb  # noqa: E402
 from tensorlet._src.ops import math_unary as mu  # noqa: E402

@@ -33,7 +33,7 @@ def _like(v, dtype):
 
 
 def _squeeze(x, axes):
-    return array_ops.squeeze(x, list(axes)) if axes else x
+    return array_shape.squeeze(x, list(axes)) if axes else x
 
 
 # --- moments ---------------------------------------------------------------------------------
@@ -49,7 +49,7 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     y = mb.cast(x, D.float32) if x.dtype is D.float16 else x
     reduce_mean = reduce.reduce_mean
     mean = reduce_mean(y, axes, keepdims=True)
-    variance = reduce_mean(mb.squared_difference(y, array_misc.stop_gradient(mean)), axes, keepdims=True)
+    variance = reduce_mean(mb.squared_difference(y, array_identity.stop_gradient(mean)), axes, keepdims=True)
     if not keepdims:
         mean, variance = _squeeze(mean, axes), _squeeze(variance, axes)
     if x.dtype is D.float16:
@@ -231,7 +231,7 @@ def _fused_bn_grad(g, ans, x, scale, offset, mean, variance, *, epsilon, exponen
     c = _channel_axis(data_format)
     axes = [i for i in range(rank) if i != c]
     bshape = [-1 if i == c else 1 for i in range(rank)]
-    reduce_mean, reduce_sum, reshape = reduce.reduce_mean, reduce.reduce_sum, array_ops.reshape
+    reduce_mean, reduce_sum, reshape = reduce.reduce_mean, reduce.reduce_sum, array_shape.reshape
     if is_training:
         m = reduce_mean(xf, axes, keepdims=True)
         xc = xf - m
@@ -366,7 +366,7 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate}")
     shape = _noise_shape(x, noise_shape)
     keep = mb.greater_equal(_uniform(shape, x.dtype, seed), rate_t)
-    return array_misc.where(keep, scaled, t(0, dtype=x.dtype))
+    return array_select.where(keep, scaled, t(0, dtype=x.dtype))
 
 
 def _noise_shape(x, noise_shape):
@@ -404,7 +404,7 @@ def _lookup(params, ids, partition_strategy, max_norm):
     if len(plist) == 1:
         result = gather(plist[0], ids)
     else:
-        result = gather(array_ops.concat(plist, 0), _partitioned_ids(plist, ids, partition_strategy))
+        result = gather(array_blocks.concat(plist, 0), _partitioned_ids(plist, ids, partition_strategy))
     if max_norm is not None:
         result = _clip_rows(result, ids.shape.rank, max_norm)
     return result
@@ -450,7 +450,7 @@ def _clip_rows(x, ids_rank, max_norm):
     if axes:
         sq = reduce.reduce_sum(sq, axes, keepdims=True)
     positive = mb.greater(sq, 0)
-    where = array_misc.where
+    where = array_select.where
     norm = where(positive, math_unary.sqrt(where(positive, sq, creation.ones_like(sq))), sq)
     clip = mb.cast(t(max_norm), x.dtype) if _is_tensor(max_norm) else const(max_norm, x.dtype)
     return mb.truediv(mb.multiply(x, clip), mb.maximum(norm, clip))
@@ -493,12 +493,12 @@ def _lrn_grad(g, ans, x, depth_radius, bias, alpha, beta):
     dx = g * n^-beta - 2 * alpha * beta * x * window_sum(g * x * n^(-beta - 1)).
     """
     xf, gf = _upcast(x), _upcast(g)
-    shape = array_misc.shape(xf)
+    shape = array_shape.shape(xf)
     depth = x.shape[-1]
     band = t(_band(depth, depth_radius, xf.dtype.as_numpy_dtype))
 
     def window_sum(v):  # over the last axis, as a 2-D matmul with the band
-        return array_ops.reshape(matmul.matmul(array_ops.reshape(v, [-1, depth]), band), shape)
+        return array_shape.reshape(matmul.matmul(array_shape.reshape(v, [-1, depth]), band), shape)
 
     n = window_sum(xf * xf) * mb.cast(alpha, xf.dtype) + mb.cast(bias, xf.dtype)
     f = mb.pow(n, mb.cast(-beta, xf.dtype))
@@ -530,8 +530,10 @@ def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.
 # sibling families used inside functions (gradients, composites): imported last, so that any family can
 # load first without meeting a partly defined module
 from tensorlet._src.ops import (  # noqa: E402
-    array_misc,
-    array_ops,
+    array_identity,
+    array_select,
+    array_shape,
+    array_blocks,
     creation,
     gather_scatter,
     math_unary,

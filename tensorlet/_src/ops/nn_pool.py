@@ -19,8 +19,9 @@ import numpy as np
 
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
+from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.ops._helpers import t, to_shape_tuple
-from tensorlet._src.ops.nn_conv_kernels import jit_lowering, known, shape_of, spatial_axes
+from tensorlet._src.ops.nn_conv_kernels import jit_lowering, known, shape_of, spatial_axes, window_out_dims
 from tensorlet._src.ops.nn_pool_kernels import (
     argmax_grad_grad_kernel,
     argmax_grad_kernel,
@@ -37,6 +38,7 @@ from tensorlet._src.ops.nn_pool_kernels import (
     window,
 )
 from tensorlet._src.ops.registry import bind, defop, tf_export
+from tensorlet._src.ops.shapes import Spec
 
 D = _dt
 MAXPOOL_TYPES = (D.float16, D.bfloat16, D.float32, D.float64, D.int32, D.int64, D.uint8, D.int16, D.int8, D.uint16)
@@ -93,6 +95,24 @@ def _pool_check(op, nd, paddings):
     def check(x, ksize, strides, padding, explicit_paddings=(), data_format=None):
         _check_window(op, nd, shape_of(x), ksize, strides, padding, explicit_paddings, data_format, paddings)
     return check
+
+
+def _pool_shape(op, nd, paddings):
+    """The traced output shape: the checks above, then the window arithmetic (None where a size is unknown)."""
+    check = _pool_check(op, nd, paddings)
+
+    def rule(x, ksize, strides, padding, explicit_paddings=(), data_format=None):
+        if x.shape.rank is None:
+            return Spec(TensorShape(None), x.dtype)
+        check(x, ksize, strides, padding, explicit_paddings, data_format)
+        dims = x.shape.as_list()
+        data_format = data_format or ("NHWC" if nd == 2 else "NDHWC")
+        cf = data_format.startswith("NC")
+        ks = tuple(ksize[a] for a in spatial_axes(nd, cf))
+        out = window_out_dims(dims, ks, dims[1 if cf else -1], strides, padding, explicit_paddings, data_format,
+                              None)
+        return Spec(TensorShape(out), x.dtype)
+    return rule
 
 
 def _expect(op, what, got, want):
@@ -180,13 +200,16 @@ def _grad_of_argmax_grad(other):
 
 
 MAX_POOL = defop("MaxPool", max_kernel, heavy=True, jax_impl=J(jax_max), dtypes=MAXPOOL_TYPES,
-                 check=_pool_check("MaxPool", 2, _P2), grad=lambda g, ans, x, **a: bind(MAX_POOL_GRAD, x, ans, g, **a))
+                 check=_pool_check("MaxPool", 2, _P2), shape=_pool_shape("MaxPool", 2, _P2),
+                 grad=lambda g, ans, x, **a: bind(MAX_POOL_GRAD, x, ans, g, **a))
 MAX_POOL3D = defop("MaxPool3D", max_kernel, jax_impl=J(jax_max), dtypes=F16_32, check=_pool_check("MaxPool3D", 3, _P),
+                   shape=_pool_shape("MaxPool3D", 3, _P),
                    grad=lambda g, ans, x, **a: bind(MAX_POOL3D_GRAD, x, ans, g, **a))
 AVG_POOL = defop("AvgPool", avg_kernel, jax_impl=J(jax_avg), dtypes=FLOATS, check=_pool_check("AvgPool", 2, _P),
-                 heavy=True, grad=lambda g, ans, x, **a: bind(AVG_POOL_GRAD, g, orig_input_shape=shape_of(x), **a))
+                 shape=_pool_shape("AvgPool", 2, _P), heavy=True,
+                 grad=lambda g, ans, x, **a: bind(AVG_POOL_GRAD, g, orig_input_shape=shape_of(x), **a))
 AVG_POOL3D = defop("AvgPool3D", avg_kernel, jax_impl=J(jax_avg), dtypes=FLOATS,
-                   check=_pool_check("AvgPool3D", 3, _P),
+                   check=_pool_check("AvgPool3D", 3, _P), shape=_pool_shape("AvgPool3D", 3, _P),
                    grad=lambda g, ans, x, **a: bind(AVG_POOL3D_GRAD, g, orig_input_shape=shape_of(x), **a))
 # The gradient and argmax kernels are written against xp (shared by NumPy and jax.numpy).
 MAX_POOL_GRAD = defop("MaxPoolGrad", max_grad_kernel, jax_impl=J(max_grad_kernel), dtypes=MAXGRAD_TYPES,

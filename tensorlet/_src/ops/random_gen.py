@@ -129,7 +129,7 @@ def _graph_stream(op_seed, nsamples):
     function advances, so each call draws new numbers (deterministically under tf.random.set_seed)."""
     from tensorlet._src.framework.context import init_scope
     from tensorlet._src.framework.variables import Variable
-    from tensorlet._src.ops.array_ops import stack
+    from tensorlet._src.ops.array_blocks import stack
 
     g, op = get_seed(op_seed)
     if g is None:

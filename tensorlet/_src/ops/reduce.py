@@ -4,10 +4,12 @@ logsumexp, variance, std and count_nonzero.
 Axes are normalized in the public functions to a tuple of non-negative ints (or ``None`` for
 "all"), so every kernel sees plain Python attrs.  Half-precision sums and means accumulate in
 float32 as TF's kernels do; integer means truncate toward zero without overflowing, as TF's do.
+
+One block per op (kernel, gradient, ``defop`` and public function), after the axis handling and the
+broadcast-back rule the gradients share.
 """
 
 from __future__ import annotations
-
 
 import numpy as np
 
@@ -30,8 +32,7 @@ def _is_float(d) -> bool:
     return _dt.is_float_np(d)
 
 
-
-# --- axis handling -----------------------------------------------------------------------
+# --- axes, shapes and the shared gradient rule ------------------------------------------------
 
 def _int_list(op_name, axis):
     if isinstance(axis, Tensor):
@@ -89,7 +90,38 @@ def reduce_shape(x, axis=None, keepdims=False, **_):
     return shapes.Spec(TensorShape(out), x.dtype)
 
 
-# --- kernels -----------------------------------------------------------------------------
+def _kept_shape(x, axis):
+    """``x``'s shape with the reduced axes kept as 1 (the ``keepdims=True`` output shape)."""
+    shp = tuple(x.shape)
+    if axis is None:
+        return (1,) * len(shp)
+    return tuple(1 if i in axis else d for i, d in enumerate(shp))
+
+
+def _expand(g, x, axis):
+    """The reduction's upstream gradient ``g`` broadcast back to ``x``'s shape."""
+    if x.__class__ is not EagerTensor and not x.shape.is_fully_defined():  # traced with run-time dims
+        shp = array_shape.shape(x)
+        if axis is None:
+            kept = creation.ones_like(shp)
+        else:
+            mask = np.zeros(x.shape.rank, bool)
+            mask[list(axis)] = True
+            kept = array_select.where(constant(mask), creation.ones_like(shp), shp)
+        return array_shape.broadcast_to(array_shape.reshape(g, kept), shp)
+    if axis is None and g.ndim == 0:  # a full reduction: the scalar broadcasts as it is
+        return array_shape.broadcast_to(g, x._v.shape if x.__class__ is EagerTensor else tuple(x.shape))
+    return array_shape.broadcast_to(array_shape.reshape(g, _kept_shape(x, axis)), tuple(x.shape))
+
+
+def _reduce(op, input_tensor, axis, keepdims):
+    x = t(input_tensor)
+    if axis is None and keepdims is False:  # the common full reduction: nothing to normalize
+        return bind(op, x, axis=None, keepdims=False)
+    return bind(op, x, axis=norm_axes(op.name, x.ndim, axis), keepdims=bool(keepdims))
+
+
+# --- Sum --------------------------------------------------------------------------------------
 
 def _sum_kernel(xp, x, axis=None, keepdims=False):
     d = x.dtype
@@ -99,6 +131,25 @@ def _sum_kernel(xp, x, axis=None, keepdims=False):
         return np.add.reduce(x, axis=axis, dtype=d, keepdims=keepdims)
     return xp.sum(x, axis=axis, dtype=d, keepdims=keepdims)
 
+
+def _sum_grad(g, ans, x, axis=None, keepdims=False):
+    return _expand(g, x, axis)
+
+
+SUM = defop("Sum", _sum_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True, grad=_sum_grad, tfdef=REDUCTION)
+
+
+@tf_export("math.reduce_sum", "reduce_sum")
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
+    """Sum of elements over ``axis`` (all axes by default).
+
+    >>> reduce_sum([[1, 2], [3, 4]], axis=0)
+    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([4, 6], dtype=int32)>
+    """
+    return _reduce(SUM, input_tensor, axis, keepdims)
+
+
+# --- Mean -------------------------------------------------------------------------------------
 
 def _mean_kernel(xp, x, axis=None, keepdims=False):
     d = x.dtype
@@ -112,6 +163,29 @@ def _mean_kernel(xp, x, axis=None, keepdims=False):
     return (xp.sum(x, axis=axis, dtype=acc, keepdims=keepdims) / n).astype(d)
 
 
+def _mean_grad(g, ans, x, axis=None, keepdims=False):
+    if x.__class__ is not EagerTensor and not x.shape.is_fully_defined():  # traced with run-time dims
+        shp = array_shape.shape(x)
+        n = reduce_prod(shp if axis is None else gather_scatter.gather(shp, list(axis)))
+        return _expand(g / math_binary.cast(math_binary.maximum(n, 1), g.dtype), x, axis)
+    return _expand(g / max(_count(tuple(x.shape), axis), 1), x, axis)
+
+
+MEAN = defop("Mean", _mean_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True, grad=_mean_grad, tfdef=REDUCTION)
+
+
+@tf_export("math.reduce_mean", "reduce_mean")
+def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
+    """Mean over ``axis``; integer means truncate toward zero as in TF.
+
+    >>> reduce_mean([1, 2])
+    <tf.Tensor: shape=(), dtype=int32, numpy=1>
+    """
+    return _reduce(MEAN, input_tensor, axis, keepdims)
+
+
+# --- Max / Min --------------------------------------------------------------------------------
+
 def _extreme(fname, lowest):
     def kernel(xp, x, axis=None, keepdims=False):
         d = x.dtype
@@ -124,150 +198,17 @@ def _extreme(fname, lowest):
     return kernel
 
 
-def _prod_kernel(xp, x, axis=None, keepdims=False):
-    return xp.prod(x, axis=axis, dtype=x.dtype, keepdims=keepdims)
-
-
-def _euclid_kernel(xp, x, axis=None, keepdims=False):
-    d = x.dtype
-    if d.kind == "c":
-        return xp.sqrt(xp.sum(x * xp.conj(x), axis=axis, keepdims=keepdims)).astype(d)
-    if d.kind in "iu":  # squares and sum wrap in the integer type; the root truncates (TF)
-        s = xp.sum(x * x, axis=axis, dtype=d, keepdims=keepdims)
-        return xp.floor(xp.sqrt(s.astype(np.float64))).astype(d)
-    sq = x * x  # squared in the input type (float16 overflows to inf as in TF)
-    acc = np.float32 if _dt.is_low_float_np(d) else d
-    return xp.sqrt(xp.sum(sq, axis=axis, dtype=acc, keepdims=keepdims)).astype(d)
-
-
-def _arg_kernel(fname, fill):
-    def kernel(xp, x, axis=0, output_type=np.int64):
-        if _is_float(x.dtype):  # TF's argmax/argmin skip NaNs
-            x = xp.where(xp.isnan(x), np.array(fill, x.dtype), x)
-        return xp.asarray(getattr(xp, fname)(x, axis=axis)).astype(output_type)
-    return kernel
-
-
-def _arg_shape(x, axis=0, output_type=np.int64, **_):
-    spec = reduce_shape(x, (axis,), False)
-    return shapes.Spec(spec.shape, D.from_numpy(np.dtype(output_type)))
-
-
-# --- gradients ---------------------------------------------------------------------------
-
-def _kept_shape(x, axis):
-    """``x``'s shape with the reduced axes kept as 1 (the ``keepdims=True`` output shape)."""
-    shp = tuple(x.shape)
-    if axis is None:
-        return (1,) * len(shp)
-    return tuple(1 if i in axis else d for i, d in enumerate(shp))
-
-
-def _expand(g, x, axis):
-    """The reduction's upstream gradient ``g`` broadcast back to ``x``'s shape."""
-    if x.__class__ is not EagerTensor and not x.shape.is_fully_defined():  # traced with run-time dims
-        shp = array_misc.shape(x)
-        if axis is None:
-            kept = creation.ones_like(shp)
-        else:
-            mask = np.zeros(x.shape.rank, bool)
-            mask[list(axis)] = True
-            kept = array_misc.where(constant(mask), creation.ones_like(shp), shp)
-        return array_ops.broadcast_to(array_ops.reshape(g, kept), shp)
-    if axis is None and g.ndim == 0:  # a full reduction: the scalar broadcasts as it is
-        return array_ops.broadcast_to(g, x._v.shape if x.__class__ is EagerTensor else tuple(x.shape))
-    return array_ops.broadcast_to(array_ops.reshape(g, _kept_shape(x, axis)), tuple(x.shape))
-
-
-def _sum_grad(g, ans, x, axis=None, keepdims=False):
-    return _expand(g, x, axis)
-
-
-def _mean_grad(g, ans, x, axis=None, keepdims=False):
-    if x.__class__ is not EagerTensor and not x.shape.is_fully_defined():  # traced with run-time dims
-        shp = array_misc.shape(x)
-        n = reduce_prod(shp if axis is None else gather_scatter.gather(shp, list(axis)))
-        return _expand(g / math_binary.cast(math_binary.maximum(n, 1), g.dtype), x, axis)
-    return _expand(g / max(_count(tuple(x.shape), axis), 1), x, axis)
-
-
 def _extreme_grad(g, ans, x, axis=None, keepdims=False):
     """TF's rule for max/min: the gradient is split evenly among the elements equal to the result."""
     kept = _kept_shape(x, axis)
-    hits = math_binary.cast(math_binary.equal(array_ops.reshape(ans, kept), x), g.dtype)
+    hits = math_binary.cast(math_binary.equal(array_shape.reshape(ans, kept), x), g.dtype)
     count = reduce_sum(hits, axis=axis, keepdims=True)
-    return hits / count * array_ops.reshape(g, kept)
+    return hits / count * array_shape.reshape(g, kept)
 
 
-def _prod_grad(g, ans, x, axis=None, keepdims=False):
-    """Product of all the other entries, from exclusive cumprods both ways (exact where x has zeros)."""
-    shp = tuple(x.shape)
-    rank = len(shp)
-    reduced = list(range(rank)) if axis is None else sorted(axis)
-    other = [i for i in range(rank) if i not in reduced]
-    perm = reduced + other
-    inv = [perm.index(i) for i in range(rank)]
-    permuted = array_ops.transpose(x, perm) if rank else x
-    flat = array_ops.reshape(permuted, (_count(shp, tuple(reduced)), _count(shp, tuple(other))))
-    left = scan_sort.cumprod(flat, axis=0, exclusive=True)
-    right = scan_sort.cumprod(flat, axis=0, exclusive=True, reverse=True)
-    others = left * right
-    if x.dtype.is_complex:
-        others = math_unary.conj(others)
-    others = array_ops.reshape(others, tuple(shp[i] for i in perm))
-    if rank:
-        others = array_ops.transpose(others, inv)
-    return _expand(g, x, axis) * others
-
-
-def _euclid_grad(g, ans, x, axis=None, keepdims=False):
-    """x * (g / norm): NaN where the norm is 0, as TF's x / (norm / g); no g in a denominator (finite JVPs)."""
-    kept = _kept_shape(x, axis)
-    return x * (array_ops.reshape(g, kept) / array_ops.reshape(ans, kept))
-
-
-SUM = defop("Sum", _sum_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True, grad=_sum_grad, tfdef=REDUCTION)
-MEAN = defop("Mean", _mean_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True, grad=_mean_grad, tfdef=REDUCTION)
 MAX = defop("Max", _extreme("max", True), dtypes=MINMAX_TYPES, shape=reduce_shape, grad=_extreme_grad, tfdef=REDUCTION)
+
 MIN = defop("Min", _extreme("min", False), dtypes=MINMAX_TYPES, shape=reduce_shape, grad=_extreme_grad, tfdef=REDUCTION)
-PROD = defop("Prod", _prod_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True, grad=_prod_grad, tfdef=REDUCTION)
-ANY = defop("Any", lambda xp, x, axis=None, keepdims=False: xp.any(x, axis=axis, keepdims=keepdims),
-            dtypes=(D.bool,), shape=reduce_shape, grad=NONDIFF, tfdef=REDUCTION)
-ALL = defop("All", lambda xp, x, axis=None, keepdims=False: xp.all(x, axis=axis, keepdims=keepdims),
-            dtypes=(D.bool,), shape=reduce_shape, grad=NONDIFF, tfdef=REDUCTION)
-EUCLIDEAN_NORM = defop("EuclideanNorm", _euclid_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True,
-                       grad=_euclid_grad, tfdef=REDUCTION)
-ARGMAX = defop("ArgMax", _arg_kernel("argmax", -np.inf), dtypes=ARG_TYPES, shape=_arg_shape, grad=NONDIFF,
-               tfdef=TFDef(consts=[("axis", 1, "int32")], from_tf=scalar_axis))
-ARGMIN = defop("ArgMin", _arg_kernel("argmin", np.inf), dtypes=ARG_TYPES, shape=_arg_shape, grad=NONDIFF,
-               tfdef=TFDef(consts=[("axis", 1, "int32")], from_tf=scalar_axis))
-
-
-def _reduce(op, input_tensor, axis, keepdims):
-    x = t(input_tensor)
-    if axis is None and keepdims is False:  # the common full reduction: nothing to normalize
-        return bind(op, x, axis=None, keepdims=False)
-    return bind(op, x, axis=norm_axes(op.name, x.ndim, axis), keepdims=bool(keepdims))
-
-
-@tf_export("math.reduce_sum", "reduce_sum")
-def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
-    """Sum of elements over ``axis`` (all axes by default).
-
-    >>> reduce_sum([[1, 2], [3, 4]], axis=0)
-    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([4, 6], dtype=int32)>
-    """
-    return _reduce(SUM, input_tensor, axis, keepdims)
-
-
-@tf_export("math.reduce_mean", "reduce_mean")
-def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
-    """Mean over ``axis``; integer means truncate toward zero as in TF.
-
-    >>> reduce_mean([1, 2])
-    <tf.Tensor: shape=(), dtype=int32, numpy=1>
-    """
-    return _reduce(MEAN, input_tensor, axis, keepdims)
 
 
 @tf_export("math.reduce_max", "reduce_max")
@@ -290,6 +231,36 @@ def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce(MIN, input_tensor, axis, keepdims)
 
 
+# --- Prod -------------------------------------------------------------------------------------
+
+def _prod_kernel(xp, x, axis=None, keepdims=False):
+    return xp.prod(x, axis=axis, dtype=x.dtype, keepdims=keepdims)
+
+
+def _prod_grad(g, ans, x, axis=None, keepdims=False):
+    """Product of all the other entries, from exclusive cumprods both ways (exact where x has zeros)."""
+    shp = tuple(x.shape)
+    rank = len(shp)
+    reduced = list(range(rank)) if axis is None else sorted(axis)
+    other = [i for i in range(rank) if i not in reduced]
+    perm = reduced + other
+    inv = [perm.index(i) for i in range(rank)]
+    permuted = array_shape.transpose(x, perm) if rank else x
+    flat = array_shape.reshape(permuted, (_count(shp, tuple(reduced)), _count(shp, tuple(other))))
+    left = scan_sort.cumprod(flat, axis=0, exclusive=True)
+    right = scan_sort.cumprod(flat, axis=0, exclusive=True, reverse=True)
+    others = left * right
+    if x.dtype.is_complex:
+        others = math_unary.conj(others)
+    others = array_shape.reshape(others, tuple(shp[i] for i in perm))
+    if rank:
+        others = array_shape.transpose(others, inv)
+    return _expand(g, x, axis) * others
+
+
+PROD = defop("Prod", _prod_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True, grad=_prod_grad, tfdef=REDUCTION)
+
+
 @tf_export("math.reduce_prod", "reduce_prod")
 def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
     """Product over ``axis``.
@@ -300,6 +271,8 @@ def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce(PROD, input_tensor, axis, keepdims)
 
 
+# --- Any / All --------------------------------------------------------------------------------
+
 def _bool_input(op_name, x):
     if isinstance(x, Tensor) or hasattr(x, "__tf_tensor__"):
         x = t(x)
@@ -309,6 +282,13 @@ def _bool_input(op_name, x):
                                                    f"to be a bool tensor but is a {word} tensor")
         return x
     return t(x, dtype=D.bool)
+
+
+ANY = defop("Any", lambda xp, x, axis=None, keepdims=False: xp.any(x, axis=axis, keepdims=keepdims),
+            dtypes=(D.bool,), shape=reduce_shape, grad=NONDIFF, tfdef=REDUCTION)
+
+ALL = defop("All", lambda xp, x, axis=None, keepdims=False: xp.all(x, axis=axis, keepdims=keepdims),
+            dtypes=(D.bool,), shape=reduce_shape, grad=NONDIFF, tfdef=REDUCTION)
 
 
 @tf_export("math.reduce_any", "reduce_any")
@@ -333,6 +313,30 @@ def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
     return bind(ALL, x, axis=norm_axes("All", x.ndim, axis), keepdims=bool(keepdims))
 
 
+# --- EuclideanNorm ----------------------------------------------------------------------------
+
+def _euclid_kernel(xp, x, axis=None, keepdims=False):
+    d = x.dtype
+    if d.kind == "c":
+        return xp.sqrt(xp.sum(x * xp.conj(x), axis=axis, keepdims=keepdims)).astype(d)
+    if d.kind in "iu":  # squares and sum wrap in the integer type; the root truncates (TF)
+        s = xp.sum(x * x, axis=axis, dtype=d, keepdims=keepdims)
+        return xp.floor(xp.sqrt(s.astype(np.float64))).astype(d)
+    sq = x * x  # squared in the input type (float16 overflows to inf as in TF)
+    acc = np.float32 if _dt.is_low_float_np(d) else d
+    return xp.sqrt(xp.sum(sq, axis=axis, dtype=acc, keepdims=keepdims)).astype(d)
+
+
+def _euclid_grad(g, ans, x, axis=None, keepdims=False):
+    """x * (g / norm): NaN where the norm is 0, as TF's x / (norm / g); no g in a denominator (finite JVPs)."""
+    kept = _kept_shape(x, axis)
+    return x * (array_shape.reshape(g, kept) / array_shape.reshape(ans, kept))
+
+
+EUCLIDEAN_NORM = defop("EuclideanNorm", _euclid_kernel, dtypes=D.NUMERIC, shape=reduce_shape, quiet=True,
+                       grad=_euclid_grad, tfdef=REDUCTION)
+
+
 @tf_export("math.reduce_euclidean_norm")
 def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     """sqrt(sum(x * conj(x))) over ``axis``; integer results truncate as in TF.
@@ -341,6 +345,28 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     <tf.Tensor: shape=(), dtype=float32, numpy=5.0>
     """
     return _reduce(EUCLIDEAN_NORM, input_tensor, axis, keepdims)
+
+
+# --- ArgMax / ArgMin --------------------------------------------------------------------------
+
+def _arg_kernel(fname, fill):
+    def kernel(xp, x, axis=0, output_type=np.int64):
+        if _is_float(x.dtype):  # TF's argmax/argmin skip NaNs
+            x = xp.where(xp.isnan(x), np.array(fill, x.dtype), x)
+        return xp.asarray(getattr(xp, fname)(x, axis=axis)).astype(output_type)
+    return kernel
+
+
+def _arg_shape(x, axis=0, output_type=np.int64, **_):
+    spec = reduce_shape(x, (axis,), False)
+    return shapes.Spec(spec.shape, D.from_numpy(np.dtype(output_type)))
+
+
+ARGMAX = defop("ArgMax", _arg_kernel("argmax", -np.inf), dtypes=ARG_TYPES, shape=_arg_shape, grad=NONDIFF,
+               tfdef=TFDef(consts=[("axis", 1, "int32")], from_tf=scalar_axis))
+
+ARGMIN = defop("ArgMin", _arg_kernel("argmin", np.inf), dtypes=ARG_TYPES, shape=_arg_shape, grad=NONDIFF,
+               tfdef=TFDef(consts=[("axis", 1, "int32")], from_tf=scalar_axis))
 
 
 def _arg(op, input, axis, output_type):  # noqa: A002 - TF's argument name
@@ -391,7 +417,7 @@ def argmin(input, axis=None, output_type=D.int64, name=None):  # noqa: A002 - TF
     return _arg(ARGMIN, input, axis, output_type)
 
 
-# --- composites --------------------------------------------------------------------------
+# --- composites -------------------------------------------------------------------------------
 
 @tf_export("math.reduce_logsumexp", "reduce_logsumexp")
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
@@ -402,11 +428,11 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     """
     x = t(input_tensor)
     raw_max = reduce_max(x, axis, keepdims=True)
-    finite_max = array_misc.where(math_unary.is_finite(raw_max), raw_max, creation.zeros_like(raw_max))
-    shift = array_misc.stop_gradient(finite_max)
+    finite_max = array_select.where(math_unary.is_finite(raw_max), raw_max, creation.zeros_like(raw_max))
+    shift = array_identity.stop_gradient(finite_max)
     out = math_unary.log(reduce_sum(math_unary.exp(x - shift), axis, keepdims=keepdims))
     if not keepdims:
-        shift = array_ops.reshape(shift, out.shape)
+        shift = array_shape.reshape(shift, out.shape)
     return out + shift
 
 
@@ -457,8 +483,9 @@ def count_nonzero(input, axis=None, keepdims=None, dtype=D.int64, name=None):  #
 # sibling families used inside functions (gradients, composites): imported last, so that any family can
 # load first without meeting a partly defined module
 from tensorlet._src.ops import (  # noqa: E402
-    array_misc,
-    array_ops,
+    array_identity,
+    array_select,
+    array_shape,
     creation,
     gather_scatter,
     math_binary,

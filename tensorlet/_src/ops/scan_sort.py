@@ -73,7 +73,7 @@ def _cumlse_grad(g, ans, x, axis=0, exclusive=False, reverse=False):
     lowest = constant(g.dtype.min, g.dtype)  # TF's stand-in for log(0)
 
     def part(mask, mag):
-        log_g = array_misc.where(mask, math_unary.log(mag), lowest)
+        log_g = array_select.where(mask, math_unary.log(mag), lowest)
         return math_unary.exp(cumulative_logsumexp(log_g - ans, axis, exclusive=exclusive,
                                                       reverse=not reverse) + x)
 
@@ -90,7 +90,7 @@ def _cumlse_jvp(tans, ans, x, axis=0, exclusive=False, reverse=False):
     ninf = constant(-np.inf, t.dtype)
 
     def part(mask, mag):
-        log_t = array_misc.where(mask, math_unary.log(array_misc.where(mask, mag, creation.ones_like(mag))), ninf)
+        log_t = array_select.where(mask, math_unary.log(array_select.where(mask, mag, creation.ones_like(mag))), ninf)
         return math_unary.exp(cumulative_logsumexp(log_t + x, axis, exclusive=exclusive, reverse=reverse) - ans)
 
     return part(math_binary.greater(t, 0), t) - part(math_binary.less(t, 0), -t)
@@ -200,10 +200,10 @@ def _scatter_last(g, idx, n):
     lead = tuple(g.shape)[:-1]
     rows = int(np.prod(lead, dtype=np.int64))
     k = tuple(g.shape)[-1]
-    base = array_ops.reshape(creation.range(rows, dtype=D.int64) * n, (rows, 1))
-    flat = array_ops.reshape(math_binary.cast(array_ops.reshape(idx, (rows, k)), D.int64) + base, (-1, 1))
-    out = gather_scatter.scatter_nd(flat, array_ops.reshape(g, (-1,)), constant([rows * n], D.int64))
-    return array_ops.reshape(out, lead + (n,))
+    base = array_shape.reshape(creation.range(rows, dtype=D.int64) * n, (rows, 1))
+    flat = array_shape.reshape(math_binary.cast(array_shape.reshape(idx, (rows, k)), D.int64) + base, (-1, 1))
+    out = gather_scatter.scatter_nd(flat, array_shape.reshape(g, (-1,)), constant([rows * n], D.int64))
+    return array_shape.reshape(out, lead + (n,))
 
 
 def _topk_grad(g, ans, x, k=1, sorted=True, index_type=np.int32):  # noqa: A002 - TF's attr name
@@ -215,7 +215,7 @@ def _sort_grad(g, ans, x, axis=-1, descending=False):
     rank = len(x.shape)
     perm = list(range(rank))
     perm[axis], perm[-1] = perm[-1], perm[axis]  # a swap: its own inverse
-    swap = (lambda v: array_ops.transpose(v, perm)) if axis != rank - 1 else (lambda v: v)
+    swap = (lambda v: array_shape.transpose(v, perm)) if axis != rank - 1 else (lambda v: v)
     order = bind(ARGSORT, swap(x), axis=rank - 1, descending=descending)
     return swap(_scatter_last(swap(g), order, tuple(x.shape)[axis]))
 
@@ -377,4 +377,11 @@ def searchsorted(sorted_sequence, values, side="left", out_type=D.int32, name=No
 
 # sibling families used inside functions (gradients, composites): imported last, so that any family can
 # load first without meeting a partly defined module
-from tensorlet._src.ops import array_misc, array_ops, creation, gather_scatter, math_binary, math_unary  # noqa: E402
+from tensorlet._src.ops import ( # noqa: E402
+    array_select,
+    array_shape,
+    creation,
+    gather_scatter,
+    math_binary,
+    math_unary,
+)

@@ -1,4 +1,4 @@
-"""Segment reductions (sorted and unsorted), bincount, unique and confusion_matrix.
+"""Segment reductions (sorted and unsorted), bincount, histogram_fixed_width, unique and confusion_matrix.
 
 The kernels scatter into a fresh output array: ``np.<ufunc>.at`` eagerly, ``x.at[ids].<op>``
 (with out-of-range ids dropped) when lowered to jax.  Output sizes that depend on values (sorted
@@ -17,8 +17,8 @@ from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import constant, Tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.ops import shapes
-from tensorlet._src.ops._helpers import static, t
-from tensorlet._src.ops.registry import NO_GRADIENT, bind, defop, tf_export
+from tensorlet._src.ops._helpers import same_dtype, static, t
+from tensorlet._src.ops.registry import NO_GRADIENT, NONDIFF, bind, defop, tf_export
 
 D = _dt
 INDEX_TYPES = (D.int32, D.int64)
@@ -127,7 +127,7 @@ def _check_unsorted_ids(name):
 
 def _row_mask(mask, like):
     """A boolean ``mask`` shaped like the ids, reshaped to broadcast against ``like`` (ids.shape + rest)."""
-    return array_ops.reshape(mask, tuple(mask.shape) + (1,) * (len(like.shape) - len(mask.shape)))
+    return array_shape.reshape(mask, tuple(mask.shape) + (1,) * (len(like.shape) - len(mask.shape)))
 
 
 def _gather_rows(params, ids, clip):
@@ -135,7 +135,7 @@ def _gather_rows(params, ids, clip):
     if not clip:
         return gather_scatter.gather(params, ids)
     got = gather_scatter.gather(params, math_binary.maximum(ids, creation.zeros_like(ids)))
-    return array_misc.where(_row_mask(math_binary.greater_equal(ids, 0), got), got, creation.zeros_like(got))
+    return array_select.where(_row_mask(math_binary.greater_equal(ids, 0), got), got, creation.zeros_like(got))
 
 
 def _segment_sum_of(sorted_, data, ids, n):
@@ -161,7 +161,7 @@ def _extreme_grad(sorted_):
             hit = math_binary.logical_and(hit, _row_mask(math_binary.greater_equal(ids, 0), data))
         count = _segment_sum_of(sorted_, math_binary.cast(hit, g.dtype), ids, num_segments)
         share = _gather_rows(g / count, ids, not sorted_)
-        return array_misc.where(hit, share, creation.zeros_like(share)), None
+        return array_select.where(hit, share, creation.zeros_like(share)), None
     return grad
 
 
@@ -170,16 +170,16 @@ def _prod_grad(sorted_):
     def grad(g, ans, data, ids, num_segments=None):
         is_zero = math_binary.equal(data, creation.zeros_like(data))
         zeros = _segment_sum_of(sorted_, math_binary.cast(is_zero, D.int32), ids, num_segments)
-        g = array_misc.where(math_binary.greater(zeros, 1), creation.zeros_like(g), g)
-        nonzero = array_misc.where(is_zero, creation.ones_like(data), data)
+        g = array_select.where(math_binary.greater(zeros, 1), creation.zeros_like(g), g)
+        nonzero = array_select.where(is_zero, creation.ones_like(data), data)
         if sorted_:
             nonzero_prod = bind(SEGMENT_PROD, nonzero, ids)
             rows = ids
         else:
             nonzero_prod = bind(UNSORTED_PROD, nonzero, ids, num_segments=num_segments)
             rows = math_binary.maximum(ids, creation.zeros_like(ids))
-        others = array_misc.where(is_zero, gather_scatter.gather(nonzero_prod, rows),
-                                  gather_scatter.gather(ans, rows) / (nonzero if sorted_ else data))
+        others = array_select.where(is_zero, gather_scatter.gather(nonzero_prod, rows),
+                                    gather_scatter.gather(ans, rows) / (nonzero if sorted_ else data))
         return _gather_rows(g, ids, not sorted_) * others, None
     return grad
 
@@ -510,7 +510,7 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
     from tensorlet._src.ops.math_binary import cast, less, maximum
     from tensorlet._src.ops.reduce import reduce_any, reduce_max
 
-    reshape = array_ops.reshape
+    reshape = array_shape.reshape
     dtype = D.as_dtype(dtype)
     lab, pred = cast(t(labels), D.int64), cast(t(predictions), D.int64)
     if lab.ndim == pred.ndim + 1 and lab.shape[-1] == 1:
@@ -557,6 +557,61 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
     return reshape(bind(UNSORTED_SUM, values, flat, num_segments=n * n), (n, n))
 
 
+# --- histogram_fixed_width ------------------------------------------------------------------------
+
+def _bins(xp, values, value_range, nbins):
+    v = values.astype(np.float64)
+    lo, hi = value_range[0].astype(np.float64), value_range[1].astype(np.float64)
+    idx = xp.floor((v - lo) / ((hi - lo) / nbins))
+    return xp.reshape(xp.clip(idx, 0, nbins - 1).astype(np.int64), (-1,))
+
+
+def _hist_kernel(xp, values, value_range, nbins, dtype):
+    return np.bincount(_bins(xp, values, value_range, nbins), minlength=nbins).astype(dtype)
+
+
+def _hist_jax(xp, values, value_range, nbins, dtype):
+    return xp.bincount(_bins(xp, values, value_range, nbins), length=nbins).astype(dtype)
+
+
+def _hist_check(values, value_range, nbins, dtype):
+    if tuple(value_range.shape) != (2,):
+        raise errors.invalid_argument("HistogramFixedWidth", "value_range should be a vector of 2 elements.")
+    r = getattr(value_range, "_v", None)  # None while tracing
+    if r is not None and not r[0] < r[1]:
+        raise errors.invalid_argument("HistogramFixedWidth", "value_range should satisfy value_range[0] < "
+                                                             f"value_range[1], but got '[{r[0]}, {r[1]}]'")
+
+
+HISTOGRAM_FIXED_WIDTH = defop("HistogramFixedWidth", _hist_kernel, jax_impl=_hist_jax,
+                              dtypes=(D.int32, D.int64, D.float32, D.float64, D.float16, D.bfloat16),
+                              check=_hist_check, grad=NONDIFF)
+
+
+@tf_export("histogram_fixed_width")
+def histogram_fixed_width(values, value_range, nbins=100, dtype=D.int32, name=None):
+    """Counts ``values`` in ``nbins`` equal bins over ``value_range`` (outliers go to the end bins).
+
+    >>> tf.histogram_fixed_width([1., 2, 3, -5, 10], [0., 5.], nbins=3).numpy().tolist()
+    [2, 2, 1]
+    """
+    dtype = D.as_dtype(dtype)
+    if dtype not in (D.int32, D.int64):
+        raise TypeError(f"Value for attr 'dtype' of {dtype.name} is not in the list of allowed values: int32, int64")
+    nbins = int(static(nbins))
+    if nbins <= 0:
+        raise errors.invalid_argument("HistogramFixedWidth", f"nbins should be a positive number, but got '{nbins}'")
+    values, value_range = same_dtype("HistogramFixedWidth", values, value_range)
+    return bind(HISTOGRAM_FIXED_WIDTH, values, value_range, nbins=nbins, dtype=dtype.as_numpy_dtype)
+
+
 # sibling families used inside functions (gradients, composites): imported last, so that any family can
 # load first without meeting a partly defined module
-from tensorlet._src.ops import array_misc, array_ops, creation, gather_scatter, math_binary, math_unary  # noqa: E402
+from tensorlet._src.ops import ( # noqa: E402
+    array_select,
+    array_shape,
+    creation,
+    gather_scatter,
+    math_binary,
+    math_unary,
+)

@@ -59,8 +59,8 @@ def _c2c_grad(inverse):
 
 def _fit(t, axes, sizes):
     """Crop or zero-pad ``t`` along ``axes`` to ``sizes``."""
-    from tensorlet._src.ops.array_ops import pad
-    from tensorlet._src.ops.array_ops import slice as _slice
+    from tensorlet._src.ops.array_blocks import pad
+    from tensorlet._src.ops.array_select import slice as _slice
 
     dims = t.shape.as_list()
     want = list(dims)
@@ -288,7 +288,7 @@ def irfftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
 @tf_export("signal.fftshift")
 def fftshift(x, axes=None, name=None):
     """Move the zero-frequency term to the center (NumPy's ``fftshift``)."""
-    from tensorlet._src.ops.array_ops import roll
+    from tensorlet._src.ops.array_select import roll
 
     x = convert_to_tensor(x)
     axes = list(range(x.shape.rank)) if axes is None else [int(a) for a in np.atleast_1d(axes)]
@@ -297,7 +297,7 @@ def fftshift(x, axes=None, name=None):
 
 @tf_export("signal.ifftshift")
 def ifftshift(x, axes=None, name=None):
-    from tensorlet._src.ops.array_ops import roll
+    from tensorlet._src.ops.array_select import roll
 
     x = convert_to_tensor(x)
     axes = list(range(x.shape.rank)) if axes is None else [int(a) for a in np.atleast_1d(axes)]

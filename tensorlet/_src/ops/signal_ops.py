@@ -8,7 +8,8 @@ import numpy as np
 
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework.tensor import convert_to_tensor
-from tensorlet._src.ops.array_ops import concat, pad, reshape, transpose
+from tensorlet._src.ops.array_blocks import concat, pad
+from tensorlet._src.ops.array_shape import reshape, transpose
 from tensorlet._src.ops.creation import range as _range
 from tensorlet._src.ops.gather_scatter import gather
 from tensorlet._src.ops.math_binary import cast
@@ -75,7 +76,7 @@ def kaiser_bessel_derived_window(window_length, beta=12.0, dtype=D.float32, name
     shifted = cumsum(kw)
     shifted = shifted / shifted[-1]
     first = sqrt(shifted[:-1])
-    from tensorlet._src.ops.array_ops import reverse
+    from tensorlet._src.ops.array_select import reverse
 
     return concat([first, reverse(first, [0])], 0)
 
@@ -156,7 +157,7 @@ def stft(signals, frame_length, frame_step, fft_length=None, window_fn=hann_wind
 @tf_export("signal.inverse_stft")
 def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=hann_window, name=None):
     """Inverse of ``stft`` (with ``inverse_stft_window_fn`` for perfect reconstruction)."""
-    from tensorlet._src.ops.array_ops import slice as _slice
+    from tensorlet._src.ops.array_select import slice as _slice
 
     s = convert_to_tensor(stfts)
     fl, fs = _int(frame_length), _int(frame_step)
@@ -186,7 +187,7 @@ def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None)
         from tensorlet._src.ops.reduce import reduce_sum
 
         denom = reduce_sum(denom, 0, keepdims=True)
-        from tensorlet._src.ops.array_ops import tile
+        from tensorlet._src.ops.array_shape import tile
 
         denom = reshape(tile(denom, [overlaps, 1]), [overlaps * fs])[:fl]
         return fw / denom
@@ -209,7 +210,7 @@ def dct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002 - T
     if n is not None:
         m = x.shape[-1]
         n = _int(n)
-        from tensorlet._src.ops.array_ops import slice as _slice
+        from tensorlet._src.ops.array_select import slice as _slice
 
         x = _slice(x, [0] * x.shape.rank, x.shape.as_list()[:-1] + [min(n, m)]) if n < m else \
             pad(x, [[0, 0]] * (x.shape.rank - 1) + [[0, n - m]])
@@ -265,7 +266,7 @@ def mdct(signals, frame_length, window_fn=vorbis_window, pad_end=False, norm=Non
         frames = frames * convert_to_tensor(1.0 / np.sqrt(2), dtype=x.dtype)
     q = fl // 4
     a, b, c, d = (frames[..., i * q:(i + 1) * q] for i in range(4))
-    from tensorlet._src.ops.array_ops import reverse
+    from tensorlet._src.ops.array_select import reverse
 
     rev = lambda t: reverse(t, [-1])  # noqa: E731
     fold = concat([-rev(c) - d, a - rev(b)], -1)
@@ -275,7 +276,7 @@ def mdct(signals, frame_length, window_fn=vorbis_window, pad_end=False, norm=Non
 @tf_export("signal.inverse_mdct")
 def inverse_mdct(mdcts, window_fn=vorbis_window, norm=None, name=None):
     """Inverse of ``mdct`` (overlap-add of the unfolded, windowed frames)."""
-    from tensorlet._src.ops.array_ops import reverse
+    from tensorlet._src.ops.array_select import reverse
 
     m = convert_to_tensor(mdcts)
     half = m.shape[-1]

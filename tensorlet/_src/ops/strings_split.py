@@ -15,7 +15,7 @@ from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors as tf_errors
 from tensorlet._src.framework.tensor import convert_to_tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
-from tensorlet._src.ops.array_ops import reshape
+from tensorlet._src.ops.array_shape import reshape
 from tensorlet._src.ops.ragged.ragged_tensor import RaggedTensor
 from tensorlet._src.ops.registry import NONDIFF, bind, defop, tf_export
 from tensorlet._src.ops.shapes import Spec, with_dtype

@@ -13,7 +13,7 @@ import numpy as np
 from tensorlet._src.framework.context import ctx
 from tensorlet._src.framework.tensor import EagerTensor, _new, convert_to_tensor
 from tensorlet._src.framework.variables import Variable
-from tensorlet._src.ops.array_ops import expand_dims
+from tensorlet._src.ops.array_shape import expand_dims
 from tensorlet._src.ops.gather_scatter import (gather, gather_nd, tensor_scatter_nd_add, tensor_scatter_nd_max,
                                                tensor_scatter_nd_min, tensor_scatter_nd_sub,
                                                tensor_scatter_nd_update)

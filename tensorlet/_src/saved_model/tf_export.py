@@ -21,7 +21,6 @@ with an error naming it.
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 import numpy as np
@@ -561,14 +560,3 @@ def _params(fn):
             defaults.append(p.default)
     ok = all(d is None or isinstance(d, (bool, int, float, str)) for d in defaults)
     return names, tuple(defaults) if ok else ()
-
-
-def fingerprint(sm_bytes, graph_def, sigs, og, index_bytes, uuid):
-    def h(b):
-        return int.from_bytes(hashlib.blake2b(b, digest_size=8).digest(), "little")
-
-    fp = P.FingerprintDef(saved_model_checksum=h(sm_bytes), graph_def_program_hash=h(graph_def),
-                          signature_def_hash=h(sigs), saved_object_graph_hash=h(og), checkpoint_hash=h(index_bytes),
-                          uuid=uuid)
-    fp.version.producer = 1
-    return fp

@@ -16,7 +16,8 @@ from tensorlet._src.saved_model import tf_struct
 from tensorlet._src.saved_model.codec import Unsupported
 from tensorlet._src.saved_model.tf_export import (MIN_CONSUMER, OBJECT_GRAPH_KEY, PRODUCER, Exporter, _Fn,
                                                   _Names, _set_defaults, _var_name, call_attrs, capture_dtypes,
-                                                  concrete_proto, fingerprint, write_object_graph)
+                                                  concrete_proto, write_object_graph)
+from tensorlet._src.saved_model.fingerprint import fingerprint_def
 from tensorlet._src.saved_model.tf_ops import attr_value, dtype_enum, opdef, shape_proto
 from tensorlet._src.train import format as _format
 from tensorlet._src.train import tf_bundle
@@ -258,14 +259,9 @@ def write(obj, export_dir, signatures=None):
             src, dst = asset._path, os.path.join(tmp, "assets", name)
             shutil.copytree(src, dst) if os.path.isdir(src) else shutil.copyfile(src, dst)
         data = sm.SerializeToString(deterministic=True)
-        mg = sm.meta_graphs[0]
         with open(os.path.join(tmp, "variables", "variables.index"), "rb") as f:
             index = f.read()
-        fp = fingerprint(data, mg.graph_def.SerializeToString(deterministic=True),
-                         b"".join(mg.signature_def[k].SerializeToString(deterministic=True)
-                                  for k in sorted(mg.signature_def)),
-                         mg.object_graph_def.SerializeToString(deterministic=True), index,
-                         str(_uuid.uuid4().int))
+        fp = fingerprint_def(sm, index, str(_uuid.uuid4().int))
         with open(os.path.join(tmp, "fingerprint.pb"), "wb") as f:
             f.write(fp.SerializeToString())
         _write_file(os.path.join(tmp, PB_NAME), data)

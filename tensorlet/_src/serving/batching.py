@@ -5,6 +5,12 @@ request has waited ``batch_timeout_micros``; it is padded up to the next of ``al
 compiled function sees a handful of shapes and XLA compiles once per size); ``num_batch_threads`` batches run
 at once; more than ``max_enqueued_batches`` waiting batches make new requests fail with UNAVAILABLE. Requests
 whose non-batch dimensions differ go into different batches.
+
+One departure from TF Serving's scheduler, whose open batch waits for its timeout even when nothing else is on
+its way (``IsOpenBatchSchedulable``: full, closed or timed out): given an ``Arrivals`` count of the requests the
+server has received for the model and not yet queued, a batch also closes as soon as that count is zero, since no
+other request can join it. ``batch_timeout_micros`` stays the longest a request waits; a lone client does not
+pay it.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+import weakref
 from collections import deque
 
 import numpy as np
@@ -53,25 +60,88 @@ class BatchingOptions:
         return n
 
 
-class _Task:
-    __slots__ = ("arrays", "rows", "key", "done", "result", "error", "t")
+class Arrivals:
+    """Requests received for one model that have not reached a batch queue yet (nor finished without one).
 
-    def __init__(self, arrays, rows, key):
+    ``enter()`` returns a ticket; ``Batcher.submit`` (or the request's end) calls ``ticket.leave()`` once the
+    request is queued, and a count back at zero wakes the model's batchers so an open batch closes at once."""
+
+    def __init__(self):
+        self.n = 0
+        self._lock = threading.Lock()
+        self._batchers = weakref.WeakSet()
+
+    def enter(self) -> _Ticket:
+        with self._lock:
+            self.n += 1
+        return _Ticket(self)
+
+    def _leave(self, ticket):
+        with self._lock:
+            if ticket._arrivals is None:  # left already (on another thread)
+                return
+            ticket._arrivals = None
+            self.n -= 1
+            idle = self.n == 0
+            batchers = list(self._batchers) if idle else ()
+        for b in batchers:
+            b._poke()
+
+    def register(self, batcher):
+        with self._lock:
+            self._batchers.add(batcher)
+
+
+class _Ticket:
+    __slots__ = ("_arrivals",)
+
+    def __init__(self, arrivals):
+        self._arrivals = arrivals
+
+    def leave(self):
+        a = self._arrivals
+        if a is not None:
+            a._leave(self)
+
+    def batching(self) -> bool:
+        """Whether the model has batchers (that wait for the requests counted here)."""
+        return self._arrivals is not None and len(self._arrivals._batchers) > 0
+
+
+class _Task:
+    __slots__ = ("arrays", "rows", "key", "done", "result", "error", "t", "loop", "future")
+
+    def __init__(self, arrays, rows, key, loop=None):
         self.arrays, self.rows, self.key = arrays, rows, key
-        self.done = threading.Event()
+        self.loop = loop  # an asyncio loop to resolve ``future`` on, or None: ``done`` is set
+        self.done = threading.Event() if loop is None else None
+        self.future = loop.create_future() if loop is not None else None
         self.result = self.error = None
         self.t = time.monotonic()
+
+
+def _resolve(tasks):
+    for t in tasks:
+        if not t.future.done():  # a request cancelled by its timeout has no one waiting
+            if t.error is not None:
+                t.future.set_exception(t.error)
+            else:
+                t.future.set_result(t.result)
 
 
 class Batcher:
     """Batches calls of ``fn(dict of arrays) -> dict of arrays`` whose arrays share dimension 0."""
 
-    def __init__(self, fn, options: BatchingOptions, on_batch=None):
+    def __init__(self, fn, options: BatchingOptions, on_batch=None, arrivals: Arrivals | None = None):
         self.fn = fn
         self.opt = options
         self.on_batch = on_batch  # on_batch(rows, padded_size) for metrics
+        self.arrivals = arrivals
+        if arrivals is not None:
+            arrivals.register(self)
         self._queue: deque[_Task] = deque()
         self._rows = 0
+        self._busy = 0  # batches running (on the batch threads or a caller's, see ``run_alone``)
         self._cv = threading.Condition()
         self._closed = False
         self._threads = [threading.Thread(target=self._worker, name=f"batch-{i}", daemon=True)
@@ -79,7 +149,39 @@ class Batcher:
         for t in self._threads:
             t.start()
 
-    def submit(self, arrays: dict) -> dict:
+    def submit(self, arrays: dict, ticket=None) -> dict:
+        """Run ``arrays`` in a batch; blocks until its rows of the outputs are ready."""
+        task = self.run_alone(arrays, ticket)
+        if task is None:
+            task = self._enqueue(arrays, ticket, None)
+            task.done.wait()
+        if task.error is not None:
+            raise task.error
+        return task.result
+
+    def run_alone(self, arrays: dict, ticket):
+        """Run a request's batch on the calling thread when it would be dispatched alone at once anyway: nothing
+        queued, no other request on its way (``ticket`` is this one's own arrival) and a batch thread's share
+        free. Returns the finished task, or None (then submit it)."""
+        if ticket is None or self.arrivals is None or self.arrivals.n > 1:
+            return None
+        with self._cv:
+            if self._queue or self._closed or self._busy >= self.opt.num_batch_threads:
+                return None
+            self._busy += 1
+        try:
+            task = self._task(arrays, None)
+            ticket.leave()
+            self._run([task])
+            return task
+        finally:
+            self._release_share()
+
+    def submit_async(self, arrays: dict, loop, ticket=None):
+        """Like ``submit`` from a coroutine: returns an asyncio future of ``loop`` (no thread waits on it)."""
+        return self._enqueue(arrays, ticket, loop).future
+
+    def _task(self, arrays, loop):
         rows = {a.shape[0] if a.ndim else -1 for a in arrays.values()}
         if len(rows) != 1 or -1 in rows:
             raise ServingError(INVALID_ARGUMENT, "Batching session Run() input tensors must have equal 0th-dimension "
@@ -89,7 +191,11 @@ class Batcher:
             raise ServingError(INVALID_ARGUMENT, f"Task size {n} is larger than maximum input batch size "
                                                  f"{self.opt.max_batch_size}")
         key = tuple((k, a.dtype.str, a.shape[1:]) for k, a in sorted(arrays.items()))
-        task = _Task(arrays, n, key)
+        return _Task(arrays, n, key, loop)
+
+    def _enqueue(self, arrays, ticket, loop):
+        task = self._task(arrays, loop)
+        n = task.rows
         with self._cv:
             if self._closed:
                 raise ServingError(UNAVAILABLE, "Servable is being unloaded")
@@ -99,17 +205,27 @@ class Batcher:
             self._queue.append(task)
             self._rows += n
             self._cv.notify()
-        task.done.wait()
-        if task.error is not None:
-            raise task.error
-        return task.result
+        if ticket is not None:
+            ticket.leave()  # queued: no longer on its way (a count back at zero pokes the workers)
+        return task
+
+    def _poke(self):
+        with self._cv:
+            if self._queue:  # only a worker holding an open batch waits for the arrivals (waking idle ones costs)
+                self._cv.notify_all()
+
+    def _release_share(self):
+        with self._cv:
+            self._busy -= 1
+            if self._queue:  # a worker may be waiting for a batch thread's share
+                self._cv.notify_all()
 
     def _take(self):
         """Wait for a batch: the oldest task plus compatible ones, until full or its timeout passes."""
         timeout = self.opt.batch_timeout_micros / 1e6
         with self._cv:
             while True:
-                while not self._queue and not self._closed:
+                while (not self._queue or self._busy >= self.opt.num_batch_threads) and not self._closed:
                     self._cv.wait()
                 if not self._queue:
                     return None
@@ -122,7 +238,8 @@ class Batcher:
                             batch.append(t)
                             rows += t.rows
                     now = time.monotonic()
-                    if rows >= self.opt.max_batch_size or now >= deadline or self._closed:
+                    if (rows >= self.opt.max_batch_size or now >= deadline or self._closed
+                            or (self.arrivals is not None and self.arrivals.n <= 0)):
                         break
                     self._cv.wait(deadline - now)
                     if not self._queue or self._queue[0] is not first:
@@ -132,6 +249,7 @@ class Batcher:
                 for t in batch:
                     self._queue.remove(t)
                 self._rows -= rows
+                self._busy += 1
                 return batch
 
     def _worker(self):
@@ -139,7 +257,10 @@ class Batcher:
             batch = self._take()
             if batch is None:
                 return
-            self._run(batch)
+            try:
+                self._run(batch)
+            finally:
+                self._release_share()
 
     def _run(self, batch):
         rows = sum(t.rows for t in batch)
@@ -173,8 +294,17 @@ class Batcher:
             for t in batch:
                 t.error = from_exception(e)
         finally:
+            loops = {}
             for t in batch:
-                t.done.set()
+                if t.loop is None:
+                    t.done.set()
+                else:
+                    loops.setdefault(t.loop, []).append(t)
+            for loop, tasks in loops.items():  # one wakeup per event loop, not one per request
+                try:
+                    loop.call_soon_threadsafe(_resolve, tasks)
+                except RuntimeError:  # the loop is closed: the server is going away
+                    pass
 
     def close(self):
         with self._cv:

@@ -4,6 +4,7 @@ generic handlers over the messages of ``serving/protos`` (wire-compatible with T
 
 from __future__ import annotations
 
+import time
 from concurrent import futures
 
 from tensorlet._src.serving import protos
@@ -21,11 +22,16 @@ _CALLS = {
 _UNLIMITED = [("grpc.max_receive_message_length", -1), ("grpc.max_send_message_length", -1)]
 
 
-def _handler(grpc, service, attr):
+def _handler(grpc, service, attr, server_timing=False):
     fn = getattr(service, attr)
 
     def call(request, context):
         try:
+            if server_timing:  # the handler's time as trailing metadata (decoding and encoding excluded)
+                t0 = time.perf_counter()
+                resp = fn(request)
+                context.set_trailing_metadata((("server-timing", f"app;dur={(time.perf_counter() - t0) * 1e3:.3f}"),))
+                return resp
             return fn(request)
         except ServingError as e:
             context.abort(grpc.StatusCode(_status(grpc, e.code)), e.message)
@@ -43,7 +49,7 @@ def _status(grpc, code):
     return grpc.StatusCode.UNKNOWN.value
 
 
-def make_server(service, port: int, host: str = "0.0.0.0", max_workers: int = 16):
+def make_server(service, port: int, host: str = "0.0.0.0", max_workers: int = 16, server_timing=False):
     import grpc
 
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="grpc"),
@@ -51,7 +57,7 @@ def make_server(service, port: int, host: str = "0.0.0.0", max_workers: int = 16
     by_service = {}
     for (svc, method), (req_cls, resp_cls) in protos.METHODS.items():
         by_service.setdefault(svc, {})[method] = grpc.unary_unary_rpc_method_handler(
-            _handler(grpc, service, _CALLS[(svc, method)]), request_deserializer=req_cls.FromString,
+            _handler(grpc, service, _CALLS[(svc, method)], server_timing), request_deserializer=req_cls.FromString,
             response_serializer=resp_cls.SerializeToString)
     for svc, handlers in by_service.items():
         server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(f"tensorflow.serving.{svc}",

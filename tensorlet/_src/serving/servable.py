@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 
 import numpy as np
 
@@ -18,6 +19,9 @@ from tensorlet._src.serving.errors import INVALID_ARGUMENT, NOT_FOUND, FAILED_PR
 DEFAULT_SIGNATURE = "serving_default"
 PREDICT, CLASSIFY, REGRESS = "tensorflow/serving/predict", "tensorflow/serving/classify", "tensorflow/serving/regress"
 WARMUP_FILE = os.path.join("assets.extra", "tf_serving_warmup_requests")
+# a model call known to take less than this runs on the thread (or event loop) that has the request: a hop to a
+# worker thread and back costs more than it saves
+INLINE_CALL_SECONDS = 0.001
 MAX_WARMUP_RECORDS = 1000
 
 
@@ -59,6 +63,16 @@ class Signature:
         self.outputs = {k: Spec(k, s) for k, s in outs.items()}
         self.method_name = getattr(fn, "method_name", None) or PREDICT
         self.lock = threading.Lock()
+        self.cost = None  # a running average of the call's seconds (None: not measured yet) ...
+        self.cost_rows = 1.0  # ... and of the batch rows of those calls
+
+    def short(self, arrays=None) -> bool:
+        """Whether a call (on ``arrays``) is expected to be short enough to run inline (``INLINE_CALL_SECONDS``):
+        the running average, scaled up for a request with more rows than the calls measured."""
+        if self.cost is None:
+            return False
+        scale = max(1.0, _rows(arrays) / self.cost_rows) if arrays else 1.0
+        return self.cost * scale < INLINE_CALL_SECONDS
 
     @property
     def input_dtypes(self):
@@ -90,9 +104,17 @@ class Signature:
 
     def call(self, inputs: dict) -> dict:
         """Run the function on checked NumPy inputs; returns NumPy outputs."""
+        t0 = time.perf_counter()
         try:
             result = self.fn(**inputs)
-            return {k: np.asarray(v.numpy() if hasattr(v, "numpy") else v) for k, v in result.items()}
+            out = {k: np.asarray(v.numpy() if hasattr(v, "numpy") else v) for k, v in result.items()}
+            dt = time.perf_counter() - t0
+            if self.cost is None:
+                self.cost, self.cost_rows = dt, float(_rows(inputs))
+            else:  # a sample is clipped at twice the average: one call descheduled on a busy machine barely moves it
+                self.cost = 0.8 * self.cost + 0.2 * min(dt, 2 * self.cost)
+                self.cost_rows = 0.8 * self.cost_rows + 0.2 * _rows(inputs)
+            return out
         except ServingError:
             raise
         except Exception as e:  # the model's own failure: report it, keep serving
@@ -146,7 +168,13 @@ class Servable:
         return sig
 
     # --- predict ---------------------------------------------------------------------------------------------------
-    def predict(self, signame: str, inputs: dict, output_filter=(), rest=False) -> dict:
+    def predict(self, signame: str, inputs: dict, output_filter=(), rest=False, ticket=None) -> dict:
+        sig, arrays, seen = self.check_predict(signame, inputs, output_filter, rest)
+        out = self.run(sig, arrays, ticket)
+        return {k: out[k] for k in seen} if seen else out
+
+    def check_predict(self, signame: str, inputs: dict, output_filter=(), rest=False):
+        """(signature, checked input arrays, output aliases kept) of a predict request, or its error."""
         sig = self.signature(signame, rest=rest)
         if sig.method_name not in (PREDICT, CLASSIFY, REGRESS):
             raise invalid(f"Expected prediction signature method_name to be one of {{{PREDICT}, {CLASSIFY}, "
@@ -159,14 +187,14 @@ class Servable:
             if alias in seen:
                 raise invalid(f"duplicate output tensor alias: {alias}")
             seen.append(alias)
-        arrays = sig.check_inputs(inputs)
-        out = self.run(sig, arrays)
-        return {k: out[k] for k in seen} if seen else out
+        return sig, sig.check_inputs(inputs), seen
 
-    def run(self, sig: Signature, arrays: dict) -> dict:
+    def run(self, sig: Signature, arrays: dict, ticket=None) -> dict:
         batcher = self.batchers.get(sig.name)
         if batcher is not None:
-            return batcher.submit(arrays)
+            return batcher.submit(arrays, ticket)
+        if ticket is not None:
+            ticket.leave()
         return sig.call(arrays)
 
     # --- classify / regress ----------------------------------------------------------------------------------------
@@ -186,11 +214,11 @@ class Servable:
             raise invalid("Expected one input Tensor.")
         return sig
 
-    def _run_examples(self, sig, serialized):
+    def _run_examples(self, sig, serialized, ticket=None):
         (name, spec), = sig.inputs.items()
         arr = np.empty(len(serialized), dtype=object)
         arr[:] = serialized
-        return self.run(sig, {name: arr})
+        return self.run(sig, {name: arr}, ticket)
 
     def classify(self, signame, serialized) -> list:
         """[[(label, score), ...] per example] from a classify signature's ``classes``/``scores``."""
@@ -293,6 +321,13 @@ class Servable:
                         sig.call(arrays)
                     except ServingError:
                         break
+            sig.cost = None  # compiles are not what a request's call costs
+
+
+def _rows(arrays) -> int:
+    for a in arrays.values():
+        return max(1, a.shape[0]) if getattr(a, "ndim", 0) else 1
+    return 1
 
 
 def _tensor_info(info, spec, name):

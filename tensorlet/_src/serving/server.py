@@ -57,6 +57,9 @@ def add_arguments(p: argparse.ArgumentParser):
     a("--batching_parameters_file", default="", help="text-format BatchingParameters")
     a("--monitoring_config_file", default="", help="text-format MonitoringConfig (Prometheus endpoint)")
     a("--grpc_max_threads", type=int, default=0, help="gRPC worker threads (default 4 per CPU)")
+    a("--server_timing", type=_bool, nargs="?", const=True, default=False,
+      help="tensorlet addition: report the server's time on each request (REST: a Server-Timing header; gRPC: "
+           "server-timing trailing metadata)")
 
 
 def _read_text(path, message_cls, what):
@@ -103,7 +106,8 @@ class ModelServer:
                 for sig in servable.signatures.values():
                     servable.batchers[sig.name] = Batcher(
                         sig.call, self.batching,
-                        on_batch=lambda rows, size, n=servable.name: self.metrics.batch(n, rows, size))
+                        on_batch=lambda rows, size, n=servable.name: self.metrics.batch(n, rows, size),
+                        arrivals=self.service.arrivals(servable.name))
                 servable.precompile(self.batching.allowed_batch_sizes or (1,))
             else:
                 servable.precompile((1,))
@@ -147,18 +151,20 @@ class ModelServer:
         self.reload_config(self.model_config())
         self.manager.start()
         cpus = os.cpu_count() or 1
-        # a request waiting in a batch holds its thread (idle, GIL released): with batching, enough threads to fill one
+        # a gRPC request waiting in a batch holds its thread (idle, GIL released): with batching, enough threads to
+        # fill one (a REST predict waits for its batch on the event loop, holding none)
         batch = min(self.batching.max_batch_size, 256) if self.batching is not None else 0
         if a.port:
             self.grpc_server, bound = make_server(self.service, a.port, a.host,
-                                                  a.grpc_max_threads or max(4 * cpus, 2 * batch))
+                                                  a.grpc_max_threads or max(4 * cpus, 2 * batch),
+                                                  server_timing=a.server_timing)
             self.grpc_server.start()
             print(f"Running gRPC ModelServer at {a.host}:{bound} ...", file=sys.stderr, flush=True)
         if a.rest_api_port:
             self.executor = futures.ThreadPoolExecutor(a.rest_api_num_threads or max(cpus, 2 * batch),
                                                        thread_name_prefix="rest")
             app = RestApp(self.service, self.executor, a.rest_api_timeout_in_ms / 1000.0, self.metrics,
-                          self.metrics_path)
+                          self.metrics_path, server_timing=a.server_timing)
             cfg = uvicorn.Config(app, host=a.host, port=a.rest_api_port, log_level="warning", lifespan="off",
                                  access_log=False, timeout_graceful_shutdown=30, backlog=4096)
             self.rest_server = uvicorn.Server(cfg)
@@ -194,6 +200,18 @@ class ModelServer:
         self.manager.stop()
 
 
+def _synchronous_cpu_dispatch():
+    """Run CPU computations on the calling thread: jax's asynchronous CPU dispatch hands each call to a worker
+    thread and the caller then waits for it, a thread hop per model call (tens of microseconds, more on a busy
+    machine) that a server answering one request per call only pays. The GIL is released while it runs."""
+    from tensorlet._src.graph.jaxrt import jax
+
+    try:
+        jax.config.update("jax_cpu_enable_async_dispatch", False)
+    except (AttributeError, KeyError, ValueError):  # a jax without the option: keep its default
+        pass
+
+
 def _warm(service, servable, kind, request):
     """Run one warmup request through the servable (not the request path: no metrics, no lookups)."""
     from tensorlet._src.serving import tensors
@@ -220,6 +238,7 @@ def main(args) -> int:
     # request threads are CPU-bound Python between model calls: hand the GIL over sooner than the 5 ms default so
     # the event loop (REST) keeps answering while they parse and format (cuts the REST latency tail under load)
     sys.setswitchinterval(0.0005)
+    _synchronous_cpu_dispatch()
     server = ModelServer(args)
     done = threading.Event()
 

@@ -11,7 +11,9 @@ import urllib.parse
 from google.protobuf import json_format
 
 from tensorlet._src.serving import protos, tensors
+from tensorlet._src.serving.batching import Arrivals
 from tensorlet._src.serving.errors import CODE_NAMES, INVALID_ARGUMENT, OK, ServingError, from_exception, invalid
+from tensorlet._src.serving.rest_predict import RestPredict, error_json
 
 _PREDICT_RE = re.compile(r"/v1/models/([^/:]+)(?:(?:/versions/(\d+))|(?:/labels/([^/:]+)))?:(classify|regress|predict)",
                          re.IGNORECASE)
@@ -51,6 +53,7 @@ class Service:
         self.manager = manager
         self.metrics = metrics
         self.reload_config = reload_config  # ModelServerConfig -> None (raises ServingError)
+        self._arrivals = {}  # model name -> Arrivals (requests on their way to a batch queue)
 
     def _acquire(self, spec):
         if not spec.name:
@@ -84,17 +87,28 @@ class Service:
         return self._timed(req.model_spec.name, "predict", entry, lambda: self._predict(req))
 
     def _predict(self, req):
+        ticket = self.arrival(req.model_spec.name)
+        try:
+            return self._predict_ticket(req, ticket)
+        finally:
+            if ticket is not None:
+                ticket.leave()
+
+    def _predict_ticket(self, req, ticket):
         with self._acquire(req.model_spec) as servable:
             inputs = {k: tensors.to_numpy(v) for k, v in req.inputs.items()}
             t0 = time.perf_counter()
-            out = servable.predict(req.model_spec.signature_name, inputs, list(req.output_filter))
+            out = servable.predict(req.model_spec.signature_name, inputs, list(req.output_filter), ticket=ticket)
             if self.metrics is not None:
                 self.metrics.runtime(servable.name, "predict", time.perf_counter() - t0)
-            resp = protos.PredictResponse()
-            self._fill_spec(resp.model_spec, servable, req.model_spec.signature_name)
-            for k, v in out.items():
-                tensors.to_proto(v, resp.outputs[k])
-            return resp
+            return self.predict_response(servable, req, out)
+
+    def predict_response(self, servable, req, out):
+        resp = protos.PredictResponse()
+        self._fill_spec(resp.model_spec, servable, req.model_spec.signature_name)
+        for k, v in out.items():
+            tensors.to_proto(v, resp.outputs[k])
+        return resp
 
     def classify(self, req, entry="GRPC"):
         def run():
@@ -248,22 +262,42 @@ class Service:
                 return 200, text, model, "status"
             raise invalid(f"Malformed request: {method} {path}")
         except ServingError as e:
-            return e.http_status, _error_json(e.message), model, api
+            return e.http_status, error_json(e.message), model, api
         except Exception as e:  # never let a bug take the connection down without an answer
             err = from_exception(e)
-            return err.http_status, _error_json(err.message), model, api
+            return err.http_status, error_json(err.message), model, api
 
     def _rest_predict(self, name, version, label, body):
-        doc = tensors.parse_json(body)
-        signame = tensors.signature_name(doc)
-        with self.manager.acquire(name, version, label) as servable:
-            sig = servable.signature(signame, rest=True)
-            inputs, fmt = tensors.predict_inputs(doc, sig.input_dtypes, signame)
-            t0 = time.perf_counter()
-            out = servable.predict(signame, inputs, rest=True)
-            if self.metrics is not None:
-                self.metrics.runtime(name, "predict", time.perf_counter() - t0)
-        return tensors.predict_response(out, fmt)
+        req = RestPredict(self, name, version, label, timed=False)
+        try:
+            req.start(body)
+            return req.text(req.call())
+        finally:
+            req.close()
+
+    # --- REST predict in stages, for the REST app's event loop --------------------------------------------------
+    def rest_predict_route(self, method: str, path: str):
+        """(model name, version, label) of a ``POST ...:predict`` path, else None (``rest`` answers it)."""
+        if method != "POST":
+            return None
+        m = _PREDICT_RE.fullmatch(path)
+        if m is None or m.group(4) != "predict" or (m.group(2) and m.group(3)):
+            return None
+        name, version, label, _ = m.groups()
+        return (urllib.parse.unquote(name), int(version) if version else None,
+                urllib.parse.unquote(label) if label else None)
+
+    def arrival(self, name):
+        """A ticket in the model's ``Arrivals`` (see ``batching``), or None for a model not configured."""
+        if self.manager.models.get(name) is None:
+            return None
+        a = self._arrivals.get(name)
+        if a is None:
+            a = self._arrivals.setdefault(name, Arrivals())
+        return a.enter()
+
+    def arrivals(self, name) -> Arrivals:
+        return self._arrivals.setdefault(name, Arrivals())
 
     def _rest_examples(self, body):
         doc = tensors.parse_json(body)
@@ -328,10 +362,6 @@ def _f32(x):
 
 def _json_obj(key, value_text):
     return "{\n    " + json.dumps(key) + ": " + value_text + "\n}"
-
-
-def _error_json(message: str) -> str:
-    return "{\n    \"error\": " + json.dumps(message, ensure_ascii=False) + "\n}"
 
 
 def _classifications(result, rows):

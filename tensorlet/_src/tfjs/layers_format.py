@@ -11,17 +11,14 @@ into shards of ``weight_shard_size_bytes`` (4 MiB by default), named ``group1-sh
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import os
-import tempfile
 
 import numpy as np
 
 from tensorlet._src.ops.registry import tf_export
-
-DEFAULT_SHARD = 4 * 1024 * 1024
-_VERSION = "tensorlet 0.1.0"
+from tensorlet._src.tfjs.weights import (DEFAULT_SHARD, VERSION, atomic_write, quantization_map, shard_size,
+                                         write_weights)
 
 
 # --- topology -------------------------------------------------------------------------------------------------------
@@ -108,67 +105,6 @@ def _weights(model):
     return out
 
 
-def _matches(name, patterns):
-    if patterns is True:
-        return True
-    return any(fnmatch.fnmatch(name, p) for p in patterns)
-
-
-def _affine(w, bits):
-    """tfjs-converter's affine quantization: ``value = q * scale + min`` with 0 exactly representable."""
-    qmax = 2 ** bits - 1
-    lo, hi = float(min(w.min(), 0.0)), float(max(w.max(), 0.0))
-    if hi == lo:
-        return np.zeros(w.shape, np.uint8 if bits == 8 else np.uint16), 1.0, lo
-    scale = (hi - lo) / qmax
-    zero = round(-lo / scale)  # nudge the range so that 0.0 maps to an integer
-    lo = -zero * scale
-    q = np.clip(np.round((w - lo) / scale), 0, qmax).astype(np.uint8 if bits == 8 else np.uint16)
-    return q, scale, lo
-
-
-def _encode(name, w, quantize):
-    spec = {"name": name, "shape": [int(d) for d in w.shape], "dtype": _dtype_name(w.dtype)}
-    mode = None
-    if w.dtype == np.float32:
-        for m, pats in quantize.items():
-            if pats and _matches(name, pats):
-                mode = m
-                break
-    if mode == "float16":
-        spec["quantization"] = {"dtype": "float16", "original_dtype": "float32"}
-        return spec, w.astype("<f2").tobytes()
-    if mode in ("uint8", "uint16"):
-        q, scale, lo = _affine(w.astype(np.float64), 8 if mode == "uint8" else 16)
-        spec["quantization"] = {"dtype": mode, "scale": scale, "min": lo, "original_dtype": "float32"}
-        return spec, q.astype(q.dtype.newbyteorder("<")).tobytes()
-    return spec, np.ascontiguousarray(w).astype(w.dtype.newbyteorder("<")).tobytes()
-
-
-def _dtype_name(dt):
-    dt = np.dtype(dt)
-    if dt == np.float32 or dt.kind == "f":
-        return "float32"
-    if dt == np.bool_:
-        return "bool"
-    if dt.kind in "iu":
-        return "int32"
-    raise ValueError(f"TF.js weights cannot hold dtype {dt}.")
-
-
-def _atomic_write(path, data: bytes):
-    d = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.basename(path))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 @tf_export("tfjs.converters.save_keras_model")
 def save_keras_model(model, artifacts_dir, quantization_dtype_map=None, weight_shard_size_bytes=DEFAULT_SHARD,
                      metadata=None):
@@ -177,31 +113,16 @@ def save_keras_model(model, artifacts_dir, quantization_dtype_map=None, weight_s
     ``quantization_dtype_map`` maps ``"float16"``/``"uint8"``/``"uint16"`` to ``True`` (every float weight) or a
     list of weight-name wildcards, as ``tensorflowjs.converters.save_keras_model`` takes it.
     """
-    if weight_shard_size_bytes is None or int(weight_shard_size_bytes) <= 0:
-        raise ValueError(f"weight_shard_size_bytes must be a positive integer; got {weight_shard_size_bytes!r}.")
-    shard = int(weight_shard_size_bytes)
-    quantize = {}
-    for k, v in (quantization_dtype_map or {}).items():
-        if k not in ("float16", "uint8", "uint16"):
-            raise ValueError(f"Unsupported quantization dtype {k!r}: use 'float16', 'uint8' or 'uint16'.")
-        quantize[k] = True if v is True or v in ("*", ["*"]) else list(v)
+    shard = shard_size(weight_shard_size_bytes)
+    quantize = quantization_map(quantization_dtype_map)
     os.makedirs(artifacts_dir, exist_ok=True)
-    specs, blobs = [], []
-    for name, w in _weights(model):
-        spec, data = _encode(name, w, quantize)
-        specs.append(spec)
-        blobs.append(data)
-    blob = b"".join(blobs)
-    n = max(1, -(-len(blob) // shard))
-    paths = [f"group1-shard{i + 1}of{n}.bin" for i in range(n)]
-    for i, p in enumerate(paths):
-        _atomic_write(os.path.join(artifacts_dir, p), blob[i * shard:(i + 1) * shard])
-    doc = {"format": "layers-model", "generatedBy": _VERSION, "convertedBy": _VERSION,
+    manifest = write_weights(_weights(model), artifacts_dir, quantize, shard)
+    doc = {"format": "layers-model", "generatedBy": VERSION, "convertedBy": VERSION,
            "modelTopology": {"keras_version": "tfjs-layers 4", "backend": "tensorflow",
                              "model_config": {k: v for k, v in topology(model).items()
                                               if k in ("class_name", "config")}},
-           "weightsManifest": [{"paths": paths, "weights": specs}]}
+           "weightsManifest": manifest}
     if metadata:
         doc["userDefinedMetadata"] = dict(metadata)
-    _atomic_write(os.path.join(artifacts_dir, "model.json"), json.dumps(doc).encode())
+    atomic_write(os.path.join(artifacts_dir, "model.json"), json.dumps(doc).encode())
     return os.path.join(artifacts_dir, "model.json")

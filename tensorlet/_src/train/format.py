@@ -39,8 +39,31 @@ ALIGN = 64
 MAX_INDEX_BYTES = 1 << 30
 _CHUNK = 1 << 24  # bytes per write call (large tensors are written in pieces)
 
-# dtypes a checkpoint may hold (name -> little-endian NumPy dtype); string is handled separately
-_NUMERIC = {d.name: np.dtype(d.as_numpy_dtype).newbyteorder("<") for d in _dt.NUMERIC + (_dt.bool,)}
+
+
+class _NumericDtypes(dict):
+    """dtypes a checkpoint may hold (name -> little-endian NumPy dtype); string is handled separately.
+
+    Every name is a key from the start; a value is made on first use, so that importing the checkpoint code does
+    not import ml_dtypes (bfloat16's NumPy type) before a bfloat16 tensor is read or written."""
+
+    _DTYPES = {d.name: d for d in _dt.NUMERIC + (_dt.bool,)}
+
+    def __init__(self):
+        super().__init__((name, None) for name in self._DTYPES)
+
+    def __getitem__(self, name):
+        v = super().__getitem__(name)
+        if v is None:
+            v = np.dtype(self._DTYPES[name].as_numpy_dtype).newbyteorder("<")
+            self[name] = v
+        return v
+
+    def get(self, name, default=None):
+        return self[name] if name in self else default
+
+
+_NUMERIC = _NumericDtypes()
 
 
 def _tmp_name(path: str) -> str:

@@ -54,7 +54,7 @@ _STRING = 7
 _BIG = 1
 _ACTIVE: set = set()  # temporaries this process is writing now
 
-_NUMERIC = {d.name: np.dtype(d.as_numpy_dtype).newbyteorder("<") for d in _dt.NUMERIC + (_dt.bool,)}
+_NUMERIC = _legacy._NUMERIC  # name -> little-endian NumPy dtype, made on first use (no ml_dtypes import before)
 _ENUM_OF = {name: _dt.as_dtype(name).as_datatype_enum for name in list(_NUMERIC) + ["string"]}
 _NAME_OF = {v: k for k, v in _ENUM_OF.items()}
 

@@ -11,6 +11,9 @@ from tensorlet._src.autodiff.tape import (
     GradientTape,
     UnconnectedGradients,
 )
+from tensorlet._src.compat.hessians import (
+    hessians,
+)
 from tensorlet._src.compat.v1_graph import (
     AUTO_REUSE,
     Graph,
@@ -75,6 +78,7 @@ from tensorlet._src.compat.v1_ops import (
     reduce_min,
     reduce_prod,
     reduce_sum,
+    reverse_sequence,
     set_random_seed,
     shape,
     size,
@@ -98,8 +102,12 @@ from tensorlet._src.framework.context import (
     get_logger,
     init_scope,
 )
+from tensorlet._src.framework.device_spec import (
+    DeviceSpec,
+)
 from tensorlet._src.framework.dtypes import (
     DType,
+    QUANTIZED_DTYPES,
     as_dtype,
     bfloat16,
     bool,
@@ -114,6 +122,11 @@ from tensorlet._src.framework.dtypes import (
     int32,
     int64,
     int8,
+    qint16,
+    qint32,
+    qint8,
+    quint16,
+    quint8,
     resource,
     string,
     uint16,
@@ -131,6 +144,9 @@ from tensorlet._src.framework.module import (
 from tensorlet._src.framework.tensor import (
     Tensor,
     is_tensor,
+)
+from tensorlet._src.framework.tensor_conversion import (
+    register_tensor_conversion_function,
 )
 from tensorlet._src.framework.tensor_shape import (
     Dimension,
@@ -178,37 +194,72 @@ from tensorlet._src.io.sparse import (
     SparseTensorSpec,
     to_dense as sparse_tensor_to_dense,
 )
-from tensorlet._src.ops.array_extra import (
+from tensorlet._src.io.sparse_extra import (
+    decode_json_example,
+    deserialize_many_sparse,
+    edit_distance,
+    make_ndarray,
+    make_tensor_proto,
+    mask as sparse_mask,
+)
+from tensorlet._src.ops.array_blocks import (
     dynamic_partition,
     dynamic_stitch,
-    get_static_value,
-    histogram_fixed_width,
-    invert_permutation,
-    space_to_batch_nd,
+    split,
+    unstack,
 )
-from tensorlet._src.ops.array_misc import (
-    einsum,
+from tensorlet._src.ops.array_identity import (
     ensure_shape,
     identity_n,
-    one_hot,
-    sequence_mask,
-    shape_n,
-    tensordot,
-    unravel_index,
 )
-from tensorlet._src.ops.array_ops import (
-    broadcast_dynamic_shape,
-    broadcast_static_shape,
-    broadcast_to,
-    repeat,
-    reshape,
+from tensorlet._src.ops.array_select import (
+    invert_permutation,
+    one_hot,
     reverse,
     reverse as reverse_v2,
     roll,
+    sequence_mask,
     slice,
-    split,
+    unravel_index,
+)
+from tensorlet._src.ops.array_sequence import (
+    approx_top_k,
+    conv,
+    conv2d_backprop_filter_v2,
+    conv2d_backprop_input_v2,
+    extract_volume_patches,
+    histogram_fixed_width_bins,
+    parallel_stack,
+    ragged_fill_empty_rows,
+    ragged_fill_empty_rows_grad,
+    required_space_to_batch_paddings,
+)
+from tensorlet._src.ops.array_shape import (
+    broadcast_dynamic_shape,
+    broadcast_static_shape,
+    broadcast_to,
+    get_static_value,
+    repeat,
+    reshape,
+    shape_n,
     tile,
-    unstack,
+)
+from tensorlet._src.ops.array_space import (
+    space_to_batch_nd,
+)
+from tensorlet._src.ops.control_misc import (
+    AggregationMethod,
+    CriticalSection,
+    RegisterGradient,
+    grad_pass_through,
+    guarantee_const,
+    is_symbolic_tensor,
+    no_gradient,
+    no_gradient as NoGradient,
+    no_gradient as NotDifferentiable,
+    no_op,
+    nondifferentiable_batch_function,
+    timestamp,
 )
 from tensorlet._src.ops.creation import (
     eye,
@@ -229,12 +280,12 @@ from tensorlet._src.ops.debugging import (
     print as Print,
 )
 from tensorlet._src.ops.dispatch import (
-    array_misc__identity as identity,
-    array_misc__rank as rank,
-    array_misc__stop_gradient as stop_gradient,
-    array_misc__where as where_v2,
-    array_ops__concat as concat,
-    array_ops__stack as stack,
+    array_blocks__concat as concat,
+    array_blocks__stack as stack,
+    array_identity__identity as identity,
+    array_identity__stop_gradient as stop_gradient,
+    array_select__where as where_v2,
+    array_shape__rank as rank,
     debugging__check_numerics as check_numerics,
     math_binary__add as add,
     math_binary__cast as cast,
@@ -262,11 +313,11 @@ from tensorlet._src.ops.dispatch import (
     math_binary__squared_difference as squared_difference,
     math_binary__subtract as subtract,
     math_binary__truediv as truediv,
-    math_extra__atan2 as atan2,
-    math_extra__clip_by_value as clip_by_value,
-    math_extra__polygamma as polygamma,
+    math_binary_fn__atan2 as atan2,
+    math_clip__clip_by_value as clip_by_value,
     math_special__igamma as igamma,
     math_special__igammac as igammac,
+    math_special__polygamma as polygamma,
     math_special__zeta as zeta,
     math_unary__abs as abs,
     math_unary__acos as acos,
@@ -355,16 +406,30 @@ from tensorlet._src.ops.linalg_decomp import (
     svd,
     triangular_solve as matrix_triangular_solve,
 )
+from tensorlet._src.ops.linalg_extra import (
+    sqrtm as matrix_square_root,
+)
 from tensorlet._src.ops.math_binary import (
     bitcast,
 )
-from tensorlet._src.ops.math_extra import (
-    add_n,
+from tensorlet._src.ops.math_binary_fn import (
+    complex,
+    scalar_mul,
+)
+from tensorlet._src.ops.math_clip import (
     clip_by_global_norm,
     clip_by_norm,
-    complex,
     global_norm,
-    scalar_mul,
+)
+from tensorlet._src.ops.math_einsum import (
+    einsum,
+    tensordot,
+)
+from tensorlet._src.ops.math_more import (
+    accumulate_n,
+)
+from tensorlet._src.ops.math_nary import (
+    add_n,
 )
 from tensorlet._src.ops.math_special import (
     betainc,
@@ -381,6 +446,14 @@ from tensorlet._src.ops.math_unary import (
 )
 from tensorlet._src.ops.matmul import (
     matmul,
+)
+from tensorlet._src.ops.quantization_ops import (
+    fake_quant_with_min_max_args,
+    fake_quant_with_min_max_args_gradient,
+    fake_quant_with_min_max_vars,
+    fake_quant_with_min_max_vars_gradient,
+    fake_quant_with_min_max_vars_per_channel,
+    fake_quant_with_min_max_vars_per_channel_gradient,
 )
 from tensorlet._src.ops.ragged.ragged_tensor import (
     RaggedTensor,
@@ -404,6 +477,7 @@ from tensorlet._src.ops.scan_sort import (
     sort,
 )
 from tensorlet._src.ops.segment import (
+    histogram_fixed_width,
     segment_max,
     segment_mean,
     segment_min,
@@ -436,41 +510,48 @@ from tensorlet._src.ops.strings_ops import (
 from tensorlet._src.ops.strings_split import (
     fingerprint,
 )
-from tensorlet.compat.v1 import autograph  # tensorlet.compat.v1.autograph
-from tensorlet.compat.v1 import bitwise  # tensorlet.compat.v1.bitwise
-from tensorlet.compat.v1 import config  # tensorlet.compat.v1.config
-from tensorlet.compat.v1 import debugging  # tensorlet.compat.v1.debugging
-from tensorlet.compat.v1 import dtypes  # tensorlet.compat.v1.dtypes
-from tensorlet.compat.v1 import errors  # tensorlet.compat.v1.errors
-from tensorlet.compat.v1 import image  # tensorlet.compat.v1.image
-from tensorlet.compat.v1 import linalg  # tensorlet.compat.v1.linalg
-from tensorlet.compat.v1 import lite  # tensorlet.compat.v1.lite
-from tensorlet.compat.v1 import lookup  # tensorlet.compat.v1.lookup
-from tensorlet.compat.v1 import manip  # tensorlet.compat.v1.manip
-from tensorlet.compat.v1 import math  # tensorlet.compat.v1.math
-from tensorlet.compat.v1 import nest  # tensorlet.compat.v1.nest
-from tensorlet.compat.v1 import nn  # tensorlet.compat.v1.nn
-from tensorlet.compat.v1 import ragged  # tensorlet.compat.v1.ragged
-from tensorlet.compat.v1 import random  # tensorlet.compat.v1.random
-from tensorlet.compat.v1 import signal  # tensorlet.compat.v1.signal
-from tensorlet.compat.v1 import spectral  # tensorlet.compat.v1.spectral
-from tensorlet.compat.v1 import strings  # tensorlet.compat.v1.strings
+from tensorlet._src.ops.type_specs_extra import (
+    IndexedSlicesSpec,
+    NoneTensorSpec,
+)
 
 
 _LAZY = {
     'app',
+    'audio',
+    'autograph',
+    'bitwise',
+    'config',
     'contrib',
     'data',
+    'debugging',
     'distribute',
+    'dtypes',
+    'errors',
     'experimental',
     'gfile',
+    'image',
     'io',
     'keras',
+    'linalg',
+    'lite',
     'logging',
+    'lookup',
     'losses',
+    'manip',
+    'math',
+    'nest',
+    'nn',
     'python_io',
+    'quantization',
+    'ragged',
+    'random',
     'saved_model',
+    'sets',
+    'signal',
     'sparse',
+    'spectral',
+    'strings',
     'test',
     'tpu',
     'train',

@@ -31,6 +31,18 @@ from tensorlet._src.io.image_pipeline import (
     yiq_to_rgb,
     yuv_to_rgb,
 )
+from tensorlet._src.io.webp import (
+    decode_webp,
+)
+from tensorlet._src.ops.image_extra import (
+    combined_non_max_suppression,
+    non_max_suppression,
+    non_max_suppression_overlaps,
+    non_max_suppression_padded,
+    non_max_suppression_with_scores,
+    ssim,
+    ssim_multiscale,
+)
 from tensorlet._src.ops.image_ops import (
     adjust_brightness,
     adjust_contrast,

@@ -13,6 +13,9 @@ from tensorlet._src.ops.dispatch import (
     strings_split__to_hash_bucket_fast as to_hash_bucket_fast,
     strings_split__to_hash_bucket_strong as to_hash_bucket_strong,
 )
+from tensorlet._src.ops.strings_extra import (
+    unsorted_segment_join,
+)
 from tensorlet._src.ops.strings_ops import (
     format,
     join,

@@ -50,6 +50,10 @@ from tensorlet._src.keras.applications.mobilenet_v3 import (
     MobileNetV3Large,
     MobileNetV3Small,
 )
+from tensorlet._src.keras.applications.nasnet import (
+    NASNetLarge,
+    NASNetMobile,
+)
 from tensorlet._src.keras.applications.resnet import (
     ResNet101,
     ResNet152,
@@ -80,6 +84,7 @@ _LAZY = {
     'mobilenet',
     'mobilenet_v2',
     'mobilenet_v3',
+    'nasnet',
     'resnet',
     'resnet50',
     'resnet_v2',

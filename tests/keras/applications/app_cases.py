@@ -53,7 +53,7 @@ MODELS += [
 
 # Models whose predictions under deterministic weights are compared (key, input shape incl. batch).
 PREDICT = [("ResNet50", (2, 32, 32, 3)), ("MobileNetV2", (2, 32, 32, 3)), ("MobileNetV3Small", (2, 32, 32, 3)),
-           ("MobileNet_a025_notop", (2, 32, 32, 3))]
+           ("MobileNet_a025_notop", (2, 32, 32, 3)), ("NASNetMobile", (2, 32, 32, 3))]
 
 
 def weight_name(w):

@@ -23,7 +23,8 @@ apps = tf.keras.applications
 FAST = {"MobileNet_a025_notop", "MobileNetV2_a035_avg", "VGG16_notop_max"}
 # One or two per family by default; every recorded model with TENSORLET_APPS_ALL=1 (the deep variants take minutes).
 DEFAULT = FAST | {"ResNet50", "ResNet50V2", "MobileNetV2", "MobileNetV3Small", "MobileNetV3Small_min", "DenseNet121",
-                  "EfficientNetB0", "EfficientNetV2B0", "InceptionV3", "Xception", "ConvNeXtTiny"}
+                  "EfficientNetB0", "EfficientNetV2B0", "InceptionV3", "Xception", "ConvNeXtTiny",
+                  "NASNetMobile"}
 ALL = os.environ.get("TENSORLET_APPS_ALL") == "1"
 SPECS = {key: (attr, kwargs) for key, attr, kwargs in cases.MODELS}
 

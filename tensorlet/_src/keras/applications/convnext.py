@@ -80,11 +80,7 @@ def build_convnext(variant, include_top, include_preprocessing, weights, input_t
     if weights == "imagenet" and f"convnext_{variant}" not in name:
         raise ValueError(f'Model name "{name}" does not match weights variant "convnext_{variant}". When using '
                          f'imagenet weights, model name must contain the weights variant (e.g., "convnext_{variant}").')
-    iu.check_weights(weights, include_top, classes, files)
-    input_shape = iu.obtain_input_shape(input_shape, default_size=224, min_size=32,
-                                        data_format=iu.backend.image_data_format(), require_flatten=include_top,
-                                        weights=weights)
-    img_input = iu.make_input(input_shape, input_tensor)
+    input_shape, img_input = iu.prepare_input(input_shape, input_tensor, weights, include_top, classes, files, 224)
     x = img_input
     if include_preprocessing and input_shape[-1] == 3:
         x = layers.Normalization(mean=[0.485 * 255, 0.456 * 255, 0.406 * 255],

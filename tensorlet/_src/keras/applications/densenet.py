@@ -34,12 +34,8 @@ def transition_block(x, reduction, name):
 
 def build_densenet(blocks, wname, include_top, weights, input_tensor, input_shape, pooling, classes,
                    classifier_activation, name):
-    files = (f"{wname}_weights_tf_dim_ordering_tf_kernels.h5", f"{wname}_weights_tf_dim_ordering_tf_kernels_notop.h5")
-    iu.check_weights(weights, include_top, classes, files)
-    input_shape = iu.obtain_input_shape(input_shape, default_size=224, min_size=32,
-                                        data_format=iu.backend.image_data_format(), require_flatten=include_top,
-                                        weights=weights)
-    img_input = iu.make_input(input_shape, input_tensor)
+    files = iu.tf_kernels_files(wname)
+    _, img_input = iu.prepare_input(input_shape, input_tensor, weights, include_top, classes, files, 224)
     x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)))(img_input)
     x = layers.Conv2D(64, 7, strides=2, use_bias=False, name="conv1_conv")(x)
     x = _bn_relu(x, "conv1")

@@ -20,49 +20,82 @@ _VARIANTS = {"b0": (1.0, 1.0, 224, 0.2), "b1": (1.0, 1.1, 240, 0.2), "b2": (1.1,
              "b6": (1.8, 2.6, 528, 0.5), "b7": (2.0, 3.1, 600, 0.5)}
 
 
+def conv_bn_act(x, filters, kernel_size, prefix, activation, strides=1, padding="same", momentum=0.99):
+    """``{prefix}conv`` (no bias, He-style init) -> ``{prefix}bn`` -> ``{prefix}activation``."""
+    x = layers.Conv2D(filters, kernel_size, strides=strides, padding=padding, use_bias=False,
+                      kernel_initializer=CONV_INIT, name=f"{prefix}conv")(x)
+    x = layers.BatchNormalization(axis=iu.bn_axis(), momentum=momentum, name=f"{prefix}bn")(x)
+    return layers.Activation(activation, name=f"{prefix}activation")(x)
+
+
+def squeeze_excite(x, filters, filters_in, se_ratio, activation, name):
+    """The squeeze-and-excitation branch of an MBConv block (``{name}se_squeeze`` ... ``{name}se_excite``)."""
+    se = layers.GlobalAveragePooling2D(name=f"{name}se_squeeze")(x)
+    se = layers.Reshape((filters, 1, 1) if iu.bn_axis() == 1 else (1, 1, filters), name=f"{name}se_reshape")(se)
+    se = layers.Conv2D(max(1, int(filters_in * se_ratio)), 1, padding="same", activation=activation,
+                       kernel_initializer=CONV_INIT, name=f"{name}se_reduce")(se)
+    se = layers.Conv2D(filters, 1, padding="same", activation="sigmoid", kernel_initializer=CONV_INIT,
+                       name=f"{name}se_expand")(se)
+    return layers.Multiply(name=f"{name}se_excite")([x, se])
+
+
+def residual(x, inputs, drop_rate, name):
+    """``{name}drop`` (per-example stochastic depth, when ``drop_rate``) then ``{name}add`` with the block input."""
+    if drop_rate > 0:
+        x = layers.Dropout(drop_rate, noise_shape=(None, 1, 1, 1), name=f"{name}drop")(x)
+    return layers.Add(name=f"{name}add")([x, inputs])
+
+
+def project(x, filters, name, momentum=0.99):
+    """The linear 1x1 ``{name}project_conv`` + ``{name}project_bn`` that ends an MBConv block."""
+    x = layers.Conv2D(filters, 1, padding="same", use_bias=False, kernel_initializer=CONV_INIT,
+                      name=f"{name}project_conv")(x)
+    return layers.BatchNormalization(axis=iu.bn_axis(), momentum=momentum, name=f"{name}project_bn")(x)
+
+
 def block(inputs, activation, drop_rate, name, filters_in, filters_out, kernel_size, strides, expand_ratio,
           se_ratio=0.25, id_skip=True):
-    axis = iu.bn_axis()
     filters = filters_in * expand_ratio
     x = inputs
     if expand_ratio != 1:
-        x = layers.Conv2D(filters, 1, padding="same", use_bias=False, kernel_initializer=CONV_INIT,
-                          name=f"{name}expand_conv")(x)
-        x = layers.BatchNormalization(axis=axis, name=f"{name}expand_bn")(x)
-        x = layers.Activation(activation, name=f"{name}expand_activation")(x)
+        x = conv_bn_act(x, filters, 1, f"{name}expand_", activation)
     if strides == 2:
         x = layers.ZeroPadding2D(padding=iu.correct_pad(x, kernel_size), name=f"{name}dwconv_pad")(x)
     x = layers.DepthwiseConv2D(kernel_size, strides=strides, padding="valid" if strides == 2 else "same",
                                use_bias=False, depthwise_initializer=CONV_INIT, name=f"{name}dwconv")(x)
-    x = layers.BatchNormalization(axis=axis, name=f"{name}bn")(x)
+    x = layers.BatchNormalization(axis=iu.bn_axis(), name=f"{name}bn")(x)
     x = layers.Activation(activation, name=f"{name}activation")(x)
     if 0 < se_ratio <= 1:
-        se = layers.GlobalAveragePooling2D(name=f"{name}se_squeeze")(x)
-        se = layers.Reshape((filters, 1, 1) if axis == 1 else (1, 1, filters), name=f"{name}se_reshape")(se)
-        se = layers.Conv2D(max(1, int(filters_in * se_ratio)), 1, padding="same", activation=activation,
-                           kernel_initializer=CONV_INIT, name=f"{name}se_reduce")(se)
-        se = layers.Conv2D(filters, 1, padding="same", activation="sigmoid", kernel_initializer=CONV_INIT,
-                           name=f"{name}se_expand")(se)
-        x = layers.Multiply(name=f"{name}se_excite")([x, se])
-    x = layers.Conv2D(filters_out, 1, padding="same", use_bias=False, kernel_initializer=CONV_INIT,
-                      name=f"{name}project_conv")(x)
-    x = layers.BatchNormalization(axis=axis, name=f"{name}project_bn")(x)
+        x = squeeze_excite(x, filters, filters_in, se_ratio, activation, name)
+    x = project(x, filters_out, name)
     if id_skip and strides == 1 and filters_in == filters_out:
-        if drop_rate > 0:
-            x = layers.Dropout(drop_rate, noise_shape=(None, 1, 1, 1), name=f"{name}drop")(x)
-        x = layers.Add(name=f"{name}add")([x, inputs])
+        x = residual(x, inputs, drop_rate, name)
     return x
 
 
-def build_efficientnet(variant, include_top, weights, input_tensor, input_shape, pooling, classes,
+def stack_blocks(x, stages, round_filters, round_repeats, drop_connect_rate, make_block, total=None):
+    """Every stage's blocks, named ``block{stage}{a, b, ...}_``, with the drop rate rising linearly over them.
+
+    ``stages`` rows start ``(kernel, repeats, filters_in, filters_out, ...)``;
+    ``make_block(x, stage, filters_in, filters_out, first, drop_rate, name)`` builds one block; ``total`` (the
+    drop-rate denominator) defaults to the rounded block count.
+    """
+    total = float(sum(round_repeats(s[1]) for s in stages) if total is None else total)
+    b = 0
+    for i, stage in enumerate(stages):
+        f_in, f_out = round_filters(stage[2]), round_filters(stage[3])
+        for j in range(round_repeats(stage[1])):
+            x = make_block(x, stage, f_in if j == 0 else f_out, f_out, j == 0, drop_connect_rate * b / total,
+                           f"block{i + 1}{chr(j + 97)}_")
+            b += 1
+    return x
+
+
+def build_efficientnet(variant, *, include_top, weights, input_tensor, input_shape, pooling, classes,
                        classifier_activation, name, drop_connect_rate=0.2, depth_divisor=8, activation="swish"):
     width, depth, default_size, dropout_rate = _VARIANTS[variant]
     files = (f"{name}.h5", f"{name}_notop.h5")
-    iu.check_weights(weights, include_top, classes, files)
-    input_shape = iu.obtain_input_shape(input_shape, default_size=default_size, min_size=32,
-                                        data_format=iu.backend.image_data_format(), require_flatten=include_top,
-                                        weights=weights)
-    img_input = iu.make_input(input_shape, input_tensor)
+    _, img_input = iu.prepare_input(input_shape, input_tensor, weights, include_top, classes, files, default_size)
     axis = iu.bn_axis()
 
     def round_filters(filters):
@@ -78,30 +111,17 @@ def build_efficientnet(variant, include_top, weights, input_tensor, input_shape,
     if weights == "imagenet":
         x = layers.Rescaling([1.0 / math.sqrt(s) for s in IMAGENET_STDDEV_RGB])(x)
     x = layers.ZeroPadding2D(padding=iu.correct_pad(x, 3), name="stem_conv_pad")(x)
-    x = layers.Conv2D(round_filters(32), 3, strides=2, padding="valid", use_bias=False, kernel_initializer=CONV_INIT,
-                      name="stem_conv")(x)
-    x = layers.BatchNormalization(axis=axis, name="stem_bn")(x)
-    x = layers.Activation(activation, name="stem_activation")(x)
-    total = float(sum(round_repeats(s[1]) for s in _STAGES))
-    b = 0
-    for i, (k, repeats, f_in, f_out, expand, strides) in enumerate(_STAGES):
-        f_in, f_out = round_filters(f_in), round_filters(f_out)
-        for j in range(round_repeats(repeats)):
-            x = block(x, activation, drop_connect_rate * b / total, f"block{i + 1}{chr(j + 97)}_",
-                      f_in if j == 0 else f_out, f_out, k, strides if j == 0 else 1, expand)
-            b += 1
-    x = layers.Conv2D(round_filters(1280), 1, padding="same", use_bias=False, kernel_initializer=CONV_INIT,
-                      name="top_conv")(x)
-    x = layers.BatchNormalization(axis=axis, name="top_bn")(x)
-    x = layers.Activation(activation, name="top_activation")(x)
+    x = conv_bn_act(x, round_filters(32), 3, "stem_", activation, strides=2, padding="valid")
+
+    def make_block(x, stage, f_in, f_out, first, drop, name):
+        k, _, _, _, expand, strides = stage
+        return block(x, activation, drop, name, f_in, f_out, k, strides if first else 1, expand)
+
+    x = stack_blocks(x, _STAGES, round_filters, round_repeats, drop_connect_rate, make_block)
+    x = conv_bn_act(x, round_filters(1280), 1, "top_", activation)
 
     def top(x):
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        if dropout_rate > 0:
-            x = layers.Dropout(dropout_rate, name="top_dropout")(x)
-        iu.validate_activation(classifier_activation, weights)
-        return layers.Dense(classes, activation=classifier_activation, kernel_initializer=DENSE_INIT,
-                            name="predictions")(x)
+        return iu.pooled_top(x, classes, classifier_activation, weights, dropout_rate, kernel_initializer=DENSE_INIT)
 
     return iu.finish(img_input, input_tensor, x, name, weights, files, include_top, top=top, pooling=pooling)
 
@@ -111,8 +131,9 @@ def _make(variant):
 
     def builder(include_top=True, weights="imagenet", input_tensor=None, input_shape=None, pooling=None,
                 classes=1000, classifier_activation="softmax", name=f"efficientnet{variant}"):
-        return build_efficientnet(variant, include_top, weights, input_tensor, input_shape, pooling, classes,
-                                  classifier_activation, name)
+        return build_efficientnet(variant, include_top=include_top, weights=weights, input_tensor=input_tensor,
+                                  input_shape=input_shape, pooling=pooling, classes=classes,
+                                  classifier_activation=classifier_activation, name=name)
 
     builder.__name__ = builder.__qualname__ = cls
     builder.__doc__ = f"{cls} (Tan & Le, 2019) as Keras builds it; inputs are raw [0, 255] pixels."

@@ -4,7 +4,8 @@ import math
 
 from tensorlet._src.keras.applications import _layers as layers
 from tensorlet._src.keras.applications import imagenet_utils as iu
-from tensorlet._src.keras.applications.efficientnet import CONV_INIT, DENSE_INIT
+from tensorlet._src.keras.applications.efficientnet import (CONV_INIT, DENSE_INIT, conv_bn_act,
+                                                            project, residual, squeeze_excite, stack_blocks)
 from tensorlet._src.ops.registry import tf_export
 
 # Stages: (kernel, repeats, filters_in, filters_out, expand_ratio, se_ratio, strides, fused?).
@@ -31,56 +32,36 @@ def _round_filters(filters, width, min_depth=8, divisor=8):
     return int(max(min_depth or divisor, int(filters + divisor / 2) // divisor * divisor))
 
 
-def _bn(x, name, momentum):
-    return layers.BatchNormalization(axis=iu.bn_axis(), momentum=momentum, name=name)(x)
-
-
-def _se(x, filters, input_filters, se_ratio, activation, name):
-    se = layers.GlobalAveragePooling2D(name=f"{name}se_squeeze")(x)
-    se = layers.Reshape((filters, 1, 1) if iu.bn_axis() == 1 else (1, 1, filters), name=f"{name}se_reshape")(se)
-    se = layers.Conv2D(max(1, int(input_filters * se_ratio)), 1, padding="same", activation=activation,
-                       kernel_initializer=CONV_INIT, name=f"{name}se_reduce")(se)
-    se = layers.Conv2D(filters, 1, padding="same", activation="sigmoid", kernel_initializer=CONV_INIT,
-                       name=f"{name}se_expand")(se)
-    return layers.Multiply(name=f"{name}se_excite")([x, se])
-
-
 def _block(inputs, fused, f_in, f_out, expand, kernel, strides, se_ratio, momentum, activation, drop, name):
+    """An MBConv block (``fused``: the expansion conv does the spatial work, no depthwise conv)."""
     filters = f_in * expand
     x = inputs
     if expand != 1:
-        x = layers.Conv2D(filters, kernel_size=kernel if fused else 1, strides=strides if fused else 1,
-                          kernel_initializer=CONV_INIT, padding="same", use_bias=False, name=f"{name}expand_conv")(x)
-        x = layers.Activation(activation, name=f"{name}expand_activation")(_bn(x, f"{name}expand_bn", momentum))
+        x = conv_bn_act(x, filters, kernel if fused else 1, f"{name}expand_", activation,
+                        strides=strides if fused else 1, momentum=momentum)
     if not fused:
         x = layers.DepthwiseConv2D(kernel_size=kernel, strides=strides, depthwise_initializer=CONV_INIT,
                                    padding="same", use_bias=False, name=f"{name}dwconv2")(x)
-        x = layers.Activation(activation, name=f"{name}activation")(_bn(x, f"{name}bn", momentum))
+        x = layers.BatchNormalization(axis=iu.bn_axis(), momentum=momentum, name=f"{name}bn")(x)
+        x = layers.Activation(activation, name=f"{name}activation")(x)
     if 0 < se_ratio <= 1:
-        x = _se(x, filters, f_in, se_ratio, activation, name)
-    one = not fused or expand != 1
-    x = layers.Conv2D(f_out, kernel_size=1 if one else kernel, strides=1 if one else strides,
-                      kernel_initializer=CONV_INIT, padding="same", use_bias=False, name=f"{name}project_conv")(x)
-    x = _bn(x, f"{name}project_bn", momentum)
-    if fused and expand == 1:
-        x = layers.Activation(activation, name=f"{name}project_activation")(x)
+        x = squeeze_excite(x, filters, f_in, se_ratio, activation, name)
+    if fused and expand == 1:  # the projection is the block's only, spatial, conv
+        x = conv_bn_act(x, f_out, kernel, f"{name}project_", activation, strides=strides, momentum=momentum)
+    else:
+        x = project(x, f_out, name, momentum)
     if strides == 1 and f_in == f_out:
-        if drop:
-            x = layers.Dropout(drop, noise_shape=(None, 1, 1, 1), name=f"{name}drop")(x)
-        x = layers.Add(name=f"{name}add")([x, inputs])
+        x = residual(x, inputs, drop, name)
     return x
 
 
-def build_efficientnet_v2(variant, include_top, weights, input_tensor, input_shape, pooling, classes,
+def build_efficientnet_v2(variant, *, include_top, weights, input_tensor, input_shape, pooling, classes,
                           classifier_activation, include_preprocessing, name, dropout_rate=0.2,
                           drop_connect_rate=0.2, bn_momentum=0.9, activation="swish"):
     width, depth, default_size = _VARIANTS[variant]
     files = (f"{name}.h5", f"{name}_notop.h5")
-    iu.check_weights(weights, include_top, classes, files)
-    input_shape = iu.obtain_input_shape(input_shape, default_size=default_size, min_size=32,
-                                        data_format=iu.backend.image_data_format(), require_flatten=include_top,
-                                        weights=weights)
-    img_input = iu.make_input(input_shape, input_tensor)
+    input_shape, img_input = iu.prepare_input(input_shape, input_tensor, weights, include_top, classes, files,
+                                              default_size)
     axis = iu.bn_axis()
     x = img_input
     if include_preprocessing:
@@ -91,28 +72,20 @@ def build_efficientnet_v2(variant, include_top, weights, input_tensor, input_sha
         else:
             x = layers.Rescaling(scale=1.0 / 128.0, offset=-1)(x)
     stages = _STAGES[variant]
-    x = layers.Conv2D(filters=_round_filters(stages[0][2], width), kernel_size=3, strides=2,
-                      kernel_initializer=CONV_INIT, padding="same", use_bias=False, name="stem_conv")(x)
-    x = layers.Activation(activation, name="stem_activation")(_bn(x, "stem_bn", bn_momentum))
-    total = float(sum(s[1] for s in stages))
-    b = 0
-    for i, (k, repeats, f_in, f_out, expand, se_ratio, strides, fused) in enumerate(stages):
-        f_in, f_out = _round_filters(f_in, width), _round_filters(f_out, width)
-        for j in range(int(math.ceil(depth * repeats))):
-            x = _block(x, fused, f_in if j == 0 else f_out, f_out, expand, k, strides if j == 0 else 1, se_ratio,
-                       bn_momentum, activation, drop_connect_rate * b / total, f"block{i + 1}{chr(j + 97)}_")
-            b += 1
-    x = layers.Conv2D(filters=_round_filters(1280, width), kernel_size=1, strides=1, kernel_initializer=CONV_INIT,
-                      padding="same", use_bias=False, name="top_conv")(x)
-    x = layers.Activation(activation=activation, name="top_activation")(_bn(x, "top_bn", bn_momentum))
+    x = conv_bn_act(x, _round_filters(stages[0][2], width), 3, "stem_", activation, strides=2, momentum=bn_momentum)
+
+    def make_block(x, stage, f_in, f_out, first, drop, name):
+        k, _, _, _, expand, se_ratio, strides, fused = stage
+        return _block(x, fused, f_in, f_out, expand, k, strides if first else 1, se_ratio, bn_momentum, activation,
+                      drop, name)
+
+    x = stack_blocks(x, stages, lambda f: _round_filters(f, width), lambda r: int(math.ceil(depth * r)),
+                     drop_connect_rate, make_block, total=sum(s[1] for s in stages))
+    x = conv_bn_act(x, _round_filters(1280, width), 1, "top_", activation, momentum=bn_momentum)
 
     def top(x):
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        if dropout_rate > 0:
-            x = layers.Dropout(dropout_rate, name="top_dropout")(x)
-        iu.validate_activation(classifier_activation, weights)
-        return layers.Dense(classes, activation=classifier_activation, kernel_initializer=DENSE_INIT,
-                            bias_initializer="zeros", name="predictions")(x)
+        return iu.pooled_top(x, classes, classifier_activation, weights, dropout_rate, kernel_initializer=DENSE_INIT,
+                             bias_initializer="zeros")
 
     return iu.finish(img_input, input_tensor, x, name, weights, files, include_top, top=top, pooling=pooling)
 
@@ -123,8 +96,10 @@ def _make(variant):
     def builder(include_top=True, weights="imagenet", input_tensor=None, input_shape=None, pooling=None,
                 classes=1000, classifier_activation="softmax", include_preprocessing=True,
                 name=f"efficientnetv2-{variant}"):
-        return build_efficientnet_v2(variant, include_top, weights, input_tensor, input_shape, pooling, classes,
-                                     classifier_activation, include_preprocessing, name)
+        return build_efficientnet_v2(variant, include_top=include_top, weights=weights, input_tensor=input_tensor,
+                                     input_shape=input_shape, pooling=pooling, classes=classes,
+                                     classifier_activation=classifier_activation,
+                                     include_preprocessing=include_preprocessing, name=name)
 
     builder.__name__ = builder.__qualname__ = cls
     builder.__doc__ = f"{cls} (Tan & Le, 2021) as Keras builds it; inputs are raw [0, 255] pixels."

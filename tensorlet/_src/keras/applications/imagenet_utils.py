@@ -207,6 +207,82 @@ def bn_axis():
     return 3 if backend.image_data_format() == "channels_last" else 1
 
 
+def channel_axis():
+    """The channel axis as the MobileNet/Xception builders spell it (-1, not 3, in their BatchNormalization)."""
+    return 1 if backend.image_data_format() == "channels_first" else -1
+
+
+def rows_cols(shape, batch_dim=False):
+    """``(rows, cols)`` of an image shape, with or without its batch dimension."""
+    off = 1 if batch_dim else 0
+    if channel_axis() == 1:
+        return shape[off + 1], shape[off + 2]
+    return shape[off], shape[off + 1]
+
+
+def square_rows(input_shape, input_tensor, sizes, default=224):
+    """The MobileNets' default size: the input's rows when square and one of ``sizes`` (read from ``input_shape``,
+    else from a Keras ``input_tensor``), else ``default``."""
+    if input_shape is not None:
+        rows, cols = rows_cols(input_shape)
+    elif input_tensor is not None and backend.is_keras_tensor(input_tensor):
+        rows, cols = rows_cols(input_tensor.shape, batch_dim=True)
+    else:
+        return default
+    return rows if rows == cols and rows in sizes else default
+
+
+def pretrained_rows(input_shape, sizes, stacklevel=3):
+    """The size of the pretrained file a MobileNet loads: its rows when square and one of ``sizes``, else 224
+    with Keras's warning."""
+    rows, cols = rows_cols(input_shape)
+    if rows == cols and rows in sizes:
+        return rows
+    warnings.warn(f"`input_shape` is undefined or non-square, or `rows` is not in {list(sizes)}. Weights for input "
+                  "shape (224, 224) will be loaded as the default.", stacklevel=stacklevel)
+    return 224
+
+
+def tf_kernels_files(stem):
+    """Keras's ``(with_top, no_top)`` pretrained file names ``<stem>_weights_tf_dim_ordering_tf_kernels[_notop].h5``."""
+    return (f"{stem}_weights_tf_dim_ordering_tf_kernels.h5", f"{stem}_weights_tf_dim_ordering_tf_kernels_notop.h5")
+
+
+def prepare_input(input_shape, input_tensor, weights, include_top, classes, file_names, default_size,
+                  min_size=32):
+    """What every builder runs first: the weights/classes checks, Keras's input-shape resolution, the input tensor.
+
+    Returns ``(input_shape, img_input)``.
+    """
+    check_weights(weights, include_top, classes, file_names)
+    input_shape = obtain_input_shape(input_shape, default_size=default_size, min_size=min_size,
+                                     data_format=backend.image_data_format(), require_flatten=include_top,
+                                     weights=weights)
+    return input_shape, make_input(input_shape, input_tensor)
+
+
+def classifier(x, classes, classifier_activation, weights, **dense_kwargs):
+    """The ``predictions`` Dense layer that ends a top (activation checked against pretrained weights)."""
+    validate_activation(classifier_activation, weights)
+    return layers.Dense(classes, activation=classifier_activation, name="predictions", **dense_kwargs)(x)
+
+
+def pooled_top(x, classes, classifier_activation, weights, dropout_rate=0.0, **dense_kwargs):
+    """The common top: ``avg_pool`` (GlobalAveragePooling2D), an optional ``top_dropout``, then ``predictions``."""
+    x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
+    if dropout_rate > 0:
+        x = layers.Dropout(dropout_rate, name="top_dropout")(x)
+    return classifier(x, classes, classifier_activation, weights, **dense_kwargs)
+
+
+def flatten_top(x, classes, classifier_activation, weights, hidden=(4096, 4096)):
+    """VGG's top: ``flatten``, the ReLU ``fc1``, ``fc2``..., then ``predictions``."""
+    x = layers.Flatten(name="flatten")(x)
+    for i, units in enumerate(hidden, start=1):
+        x = layers.Dense(units, activation="relu", name=f"fc{i}")(x)
+    return classifier(x, classes, classifier_activation, weights)
+
+
 def check_weights(weights, include_top, classes, file_names=None, imagenet_classes=1000):
     """The checks every application runs on ``weights``/``classes`` before building (``file_names``: Keras's
     pretrained file names ``(with_top, no_top)``, looked up in the local cache only)."""
@@ -265,12 +341,7 @@ def finish(img_input, input_tensor, x, name, weights, file_names=None, include_t
     ``file_names`` is ``(with_top, no_top)``: Keras's pretrained file names, looked up in the local cache only.
     """
     if include_top:
-        if top is not None:
-            x = top(x)
-        else:
-            x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-            validate_activation(classifier_activation, weights)
-            x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+        x = top(x) if top is not None else pooled_top(x, classes, classifier_activation, weights)
     elif pooling == "avg":
         x = layers.GlobalAveragePooling2D(name=pool_names[0])(x)
     elif pooling == "max":

@@ -2,6 +2,7 @@
 
 from tensorlet._src.keras.applications import _layers as layers
 from tensorlet._src.keras.applications import imagenet_utils as iu
+from tensorlet._src.keras.applications.inception_v3 import conv_bn
 from tensorlet._src.keras.engine.base_layer import Layer
 from tensorlet._src.ops.registry import tf_export
 
@@ -23,12 +24,9 @@ class CustomScaleLayer(Layer):
 
 
 def conv2d_bn(x, filters, kernel_size, strides=1, padding="same", activation="relu", use_bias=False, name=None):
-    x = layers.Conv2D(filters, kernel_size, strides=strides, padding=padding, use_bias=use_bias, name=name)(x)
-    if not use_bias:
-        x = layers.BatchNormalization(axis=iu.bn_axis(), scale=False, name=None if name is None else f"{name}_bn")(x)
-    if activation is not None:
-        x = layers.Activation(activation, name=None if name is None else f"{name}_ac")(x)
-    return x
+    names = (None, None, None) if name is None else (name, f"{name}_bn", f"{name}_ac")
+    return conv_bn(x, filters, kernel_size, strides=strides, padding=padding, activation=activation,
+                   use_bias=use_bias, names=names)
 
 
 def _chain(x, specs):
@@ -60,13 +58,8 @@ def inception_resnet_block(x, scale, block_type, block_idx, activation="relu"):
 def InceptionResNetV2(include_top=True, weights="imagenet", input_tensor=None, input_shape=None, pooling=None,
                       classes=1000, classifier_activation="softmax", name="inception_resnet_v2"):
     """InceptionResNetV2 (Szegedy et al., 2016) as Keras builds it; ``weights`` is None or a local weights file."""
-    files = ("inception_resnet_v2_weights_tf_dim_ordering_tf_kernels.h5",
-             "inception_resnet_v2_weights_tf_dim_ordering_tf_kernels_notop.h5")
-    iu.check_weights(weights, include_top, classes, files)
-    input_shape = iu.obtain_input_shape(input_shape, default_size=299, min_size=75,
-                                        data_format=iu.backend.image_data_format(), require_flatten=include_top,
-                                        weights=weights)
-    img_input = iu.make_input(input_shape, input_tensor)
+    files = iu.tf_kernels_files("inception_resnet_v2")
+    _, img_input = iu.prepare_input(input_shape, input_tensor, weights, include_top, classes, files, 299, 75)
     axis = iu.bn_axis()
     x = conv2d_bn(img_input, 32, 3, strides=2, padding="valid")
     x = conv2d_bn(x, 32, 3, padding="valid")

@@ -5,11 +5,24 @@ from tensorlet._src.keras.applications import imagenet_utils as iu
 from tensorlet._src.ops.registry import tf_export
 
 
+def conv_bn(x, filters, kernel_size, strides=1, padding="same", activation="relu", use_bias=False,
+            names=(None, None, None)):
+    """The Inception unit: Conv2D, then (without a bias) a scale-free BatchNormalization, then the activation.
+
+    ``names`` is ``(conv, bn, activation)``; ``None`` entries take Keras's automatic names.
+    """
+    conv_name, bn_name, act_name = names
+    x = layers.Conv2D(filters, kernel_size, strides=strides, padding=padding, use_bias=use_bias, name=conv_name)(x)
+    if not use_bias:
+        x = layers.BatchNormalization(axis=iu.bn_axis(), scale=False, name=bn_name)(x)
+    if activation is not None:
+        x = layers.Activation(activation, name=act_name)(x)
+    return x
+
+
 def conv2d_bn(x, filters, num_row, num_col, padding="same", strides=(1, 1), name=None):
-    x = layers.Conv2D(filters, (num_row, num_col), strides=strides, padding=padding, use_bias=False,
-                      name=None if name is None else f"{name}_conv")(x)
-    x = layers.BatchNormalization(axis=iu.bn_axis(), scale=False, name=None if name is None else f"{name}_bn")(x)
-    return layers.Activation("relu", name=name)(x)
+    names = (None, None, None) if name is None else (f"{name}_conv", f"{name}_bn", name)
+    return conv_bn(x, filters, (num_row, num_col), strides=strides, padding=padding, names=names)
 
 
 def _chain(x, specs):
@@ -31,13 +44,8 @@ def _concat(xs, name=None):
 def InceptionV3(include_top=True, weights="imagenet", input_tensor=None, input_shape=None, pooling=None,
                 classes=1000, classifier_activation="softmax", name="inception_v3"):
     """InceptionV3 (Szegedy et al., 2015) as Keras builds it; ``weights`` is None or a local weights file."""
-    files = ("inception_v3_weights_tf_dim_ordering_tf_kernels.h5",
-             "inception_v3_weights_tf_dim_ordering_tf_kernels_notop.h5")
-    iu.check_weights(weights, include_top, classes, files)
-    input_shape = iu.obtain_input_shape(input_shape, default_size=299, min_size=75,
-                                        data_format=iu.backend.image_data_format(), require_flatten=include_top,
-                                        weights=weights)
-    img_input = iu.make_input(input_shape, input_tensor)
+    files = iu.tf_kernels_files("inception_v3")
+    _, img_input = iu.prepare_input(input_shape, input_tensor, weights, include_top, classes, files, 299, 75)
     v2 = ((2, 2), "valid")
     x = _chain(img_input, [(32, 3, 3) + v2, (32, 3, 3, (1, 1), "valid"), (64, 3, 3)])
     x = layers.MaxPooling2D((3, 3), strides=(2, 2))(x)

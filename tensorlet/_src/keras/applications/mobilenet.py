@@ -1,7 +1,5 @@
 """MobileNet (v1), as Keras 3 builds it."""
 
-import warnings
-
 from tensorlet._src.keras.applications import _layers as layers
 from tensorlet._src.keras.applications import imagenet_utils as iu
 from tensorlet._src.ops.registry import tf_export
@@ -10,28 +8,20 @@ from tensorlet._src.ops.registry import tf_export
 _BLOCKS = [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2)] + [(512, 1)] * 5 + [(1024, 2), (1024, 1)]
 
 
-def _channel_axis():
-    return 1 if iu.backend.image_data_format() == "channels_first" else -1
-
-
 def _dw_block(x, filters, alpha, depth_multiplier, stride, block_id):
     if stride != 1:
         x = layers.ZeroPadding2D(((0, 1), (0, 1)), name=f"conv_pad_{block_id}")(x)
     x = layers.DepthwiseConv2D((3, 3), padding="same" if stride == 1 else "valid", depth_multiplier=depth_multiplier,
                                strides=(stride, stride), use_bias=False, name=f"conv_dw_{block_id}")(x)
-    x = layers.BatchNormalization(axis=_channel_axis(), name=f"conv_dw_{block_id}_bn")(x)
+    x = layers.BatchNormalization(axis=iu.channel_axis(), name=f"conv_dw_{block_id}_bn")(x)
     x = layers.ReLU(6.0, name=f"conv_dw_{block_id}_relu")(x)
     x = layers.Conv2D(int(filters * alpha), (1, 1), padding="same", use_bias=False, strides=(1, 1),
                       name=f"conv_pw_{block_id}")(x)
-    x = layers.BatchNormalization(axis=_channel_axis(), name=f"conv_pw_{block_id}_bn")(x)
+    x = layers.BatchNormalization(axis=iu.channel_axis(), name=f"conv_pw_{block_id}_bn")(x)
     return layers.ReLU(6.0, name=f"conv_pw_{block_id}_relu")(x)
 
 
-def _square_rows(input_shape, allowed):
-    if input_shape is None:
-        return None
-    rows, cols = (input_shape[1], input_shape[2]) if _channel_axis() == 1 else (input_shape[0], input_shape[1])
-    return rows if rows == cols and rows in allowed else None
+_SIZES = (128, 160, 192, 224)
 
 
 def _alpha_text(alpha):
@@ -43,11 +33,10 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3, inc
               input_tensor=None, pooling=None, classes=1000, classifier_activation="softmax", name=None):
     """MobileNet (Howard et al., 2017) as Keras builds it; ``weights`` is None or a local weights file."""
     iu.check_weights(weights, include_top, classes, file_names=False)
-    default_size = _square_rows(input_shape, (128, 160, 192, 224)) or 224
-    input_shape = iu.obtain_input_shape(input_shape, default_size=default_size, min_size=32,
-                                        data_format=iu.backend.image_data_format(), require_flatten=include_top,
-                                        weights=weights)
-    rows = input_shape[1] if _channel_axis() == 1 else input_shape[0]
+    input_shape = iu.obtain_input_shape(input_shape, default_size=iu.square_rows(input_shape, None, _SIZES),
+                                        min_size=32, data_format=iu.backend.image_data_format(),
+                                        require_flatten=include_top, weights=weights)
+    rows = iu.rows_cols(input_shape)[0]
     files = None
     if weights == "imagenet":
         if depth_multiplier != 1:
@@ -56,15 +45,12 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3, inc
         if alpha not in [0.25, 0.50, 0.75, 1.0]:
             raise ValueError("If imagenet weights are being loaded, alpha can be one of`0.25`, `0.50`, `0.75` or "
                              f"`1.0` only.  Received alpha={alpha}")
-        if _square_rows(input_shape, (128, 160, 192, 224)) is None:
-            rows = 224
-            warnings.warn("`input_shape` is undefined or non-square, or `rows` is not in [128, 160, 192, 224]. "
-                          "Weights for input shape (224, 224) will be loaded as the default.", stacklevel=2)
+        rows = iu.pretrained_rows(input_shape, _SIZES)
         files = (f"mobilenet_{_alpha_text(alpha)}_{rows}_tf.h5", f"mobilenet_{_alpha_text(alpha)}_{rows}_tf_no_top.h5")
         iu.check_weights(weights, include_top, classes, files)
     img_input = iu.make_input(input_shape, input_tensor)
     x = layers.Conv2D(int(32 * alpha), (3, 3), padding="same", use_bias=False, strides=(2, 2), name="conv1")(img_input)
-    x = layers.BatchNormalization(axis=_channel_axis(), name="conv1_bn")(x)
+    x = layers.BatchNormalization(axis=iu.channel_axis(), name="conv1_bn")(x)
     x = layers.ReLU(6.0, name="conv1_relu")(x)
     for i, (filters, stride) in enumerate(_BLOCKS, start=1):
         x = _dw_block(x, filters, alpha, depth_multiplier, stride, i)

@@ -1,7 +1,5 @@
 """MobileNetV2, as Keras 3 builds it."""
 
-import warnings
-
 from tensorlet._src.keras.applications import _layers as layers
 from tensorlet._src.keras.applications import imagenet_utils as iu
 from tensorlet._src.ops.registry import tf_export
@@ -18,16 +16,12 @@ def make_divisible(v, divisor=8, min_value=None):
     return new_v + divisor if new_v < 0.9 * v else new_v
 
 
-def _channel_axis():
-    return 1 if iu.backend.image_data_format() == "channels_first" else -1
-
-
 def _bn(x, name):
-    return layers.BatchNormalization(axis=_channel_axis(), epsilon=1e-3, momentum=0.999, name=name)(x)
+    return layers.BatchNormalization(axis=iu.channel_axis(), epsilon=1e-3, momentum=0.999, name=name)(x)
 
 
 def _inverted_res_block(inputs, expansion, stride, alpha, filters, block_id):
-    in_channels = inputs.shape[_channel_axis()]
+    in_channels = inputs.shape[iu.channel_axis()]
     pointwise_filters = make_divisible(int(filters * alpha), 8)
     x = inputs
     prefix = f"block_{block_id}_"
@@ -50,44 +44,27 @@ def _inverted_res_block(inputs, expansion, stride, alpha, filters, block_id):
     return x
 
 
-def _rows_cols(shape, batch_dim):
-    off = 1 if batch_dim else 0
-    if _channel_axis() == 1:
-        return shape[off + 1], shape[off + 2]
-    return shape[off], shape[off + 1]
-
-
 @tf_export("keras.applications.MobileNetV2", "keras.applications.mobilenet_v2.MobileNetV2")
 def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet", input_tensor=None, pooling=None,
                 classes=1000, classifier_activation="softmax", name=None):
     """MobileNetV2 (Sandler et al., 2018) as Keras builds it; ``weights`` is None or a local weights file."""
     iu.check_weights(weights, include_top, classes, file_names=False)
     if input_shape is not None and input_tensor is not None and iu.backend.is_keras_tensor(input_tensor):
-        axis = 1 if _channel_axis() == 1 else 2
+        axis = 1 if iu.channel_axis() == 1 else 2
         if input_tensor.shape[axis] != input_shape[1]:
             raise ValueError(f"input_shape[1] must equal shape(input_tensor)[{axis}] when input_shape and "
                              f"input_tensor are both provided. Received: input_shape={input_shape}, "
                              f"input_tensor.shape={input_tensor.shape}")
-    if input_shape is None and input_tensor is not None and iu.backend.is_keras_tensor(input_tensor):
-        rows, cols = _rows_cols(input_tensor.shape, True)
-    elif input_shape is not None:
-        rows, cols = _rows_cols(input_shape, False)
-    else:
-        rows = cols = None
-    default_size = rows if rows == cols and rows in _SIZES else 224
-    input_shape = iu.obtain_input_shape(input_shape, default_size=default_size, min_size=32,
-                                        data_format=iu.backend.image_data_format(), require_flatten=include_top,
-                                        weights=weights)
-    rows, cols = _rows_cols(input_shape, False)
+    input_shape = iu.obtain_input_shape(input_shape, default_size=iu.square_rows(input_shape, input_tensor, _SIZES),
+                                        min_size=32, data_format=iu.backend.image_data_format(),
+                                        require_flatten=include_top, weights=weights)
+    rows = iu.rows_cols(input_shape)[0]
     files = None
     if weights == "imagenet":
         if alpha not in [0.35, 0.50, 0.75, 1.0, 1.3, 1.4]:
             raise ValueError("If imagenet weights are being loaded, alpha must be one of `0.35`, `0.50`, `0.75`, "
                              f"`1.0`, `1.3` or `1.4` only. Received `alpha={alpha}`")
-        if rows != cols or rows not in _SIZES:
-            rows = 224
-            warnings.warn("`input_shape` is undefined or non-square, or `rows` is not in [96, 128, 160, 192, 224]. "
-                          "Weights for input shape (224, 224) will be loaded as the default.", stacklevel=2)
+        rows = iu.pretrained_rows(input_shape, _SIZES)
         stem = f"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{float(alpha)}_{rows}"
         files = (f"{stem}.h5", f"{stem}_no_top.h5")
         iu.check_weights(weights, include_top, classes, files)
@@ -102,9 +79,7 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
     x = layers.ReLU(6.0, name="out_relu")(_bn(x, "Conv_1_bn"))
 
     def top(x):
-        x = layers.GlobalAveragePooling2D()(x)
-        iu.validate_activation(classifier_activation, weights)
-        return layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+        return iu.classifier(layers.GlobalAveragePooling2D()(x), classes, classifier_activation, weights)
 
     if name is None:
         name = f"mobilenetv2_{alpha:0.2f}_{rows}"

@@ -20,10 +20,6 @@ _LARGE = [(1, 16, 3, 1, False, "relu"), (4, 24, 3, 2, False, "relu"), (3, 24, 3,
           (6, 160, "k", 2, True, "a"), (6, 160, "k", 1, True, "a"), (6, 160, "k", 1, True, "a")]
 
 
-def _axis():
-    return 1 if iu.backend.image_data_format() == "channels_first" else -1
-
-
 def relu(x):
     return layers.ReLU()(x)
 
@@ -37,7 +33,7 @@ def hard_swish(x):
 
 
 def _bn(x, name):
-    return layers.BatchNormalization(axis=_axis(), epsilon=1e-3, momentum=0.999, name=name)(x)
+    return layers.BatchNormalization(axis=iu.channel_axis(), epsilon=1e-3, momentum=0.999, name=name)(x)
 
 
 def _se_block(inputs, filters, se_ratio, prefix):
@@ -51,7 +47,7 @@ def _se_block(inputs, filters, se_ratio, prefix):
 
 def _inverted_res_block(x, expansion, filters, kernel_size, stride, se_ratio, activation, block_id):
     shortcut = x
-    infilters = x.shape[_axis()]
+    infilters = x.shape[iu.channel_axis()]
     prefix = "expanded_conv_"
     if block_id:
         prefix = f"expanded_conv_{block_id}_"
@@ -76,17 +72,17 @@ def _input_shape(input_shape, input_tensor):
     if input_shape is not None and input_tensor is not None:
         if not iu.backend.is_keras_tensor(input_tensor):
             raise ValueError(f"input_tensor specified: {input_tensor} is not a keras tensor")
-        axis = 1 if _axis() == 1 else 2
+        axis = 1 if iu.channel_axis() == 1 else 2
         if input_tensor.shape[axis] != input_shape[1]:
             raise ValueError(f"input_shape[1] must equal input_tensor.shape[{axis}].  Received "
                              f"input_shape={input_shape}, input_tensor.shape={input_tensor.shape}")
     if input_shape is None and input_tensor is not None and iu.backend.is_keras_tensor(input_tensor):
-        if _axis() == 1:
+        if iu.channel_axis() == 1:
             input_shape = (3, input_tensor.shape[3], input_tensor.shape[2])
         else:
             input_shape = (input_tensor.shape[2], input_tensor.shape[1], 3)
     if input_shape is None:
-        input_shape = (3, None, None) if _axis() == 1 else (None, None, 3)
+        input_shape = (3, None, None) if iu.channel_axis() == 1 else (None, None, 3)
     return tuple(input_shape)
 
 
@@ -95,7 +91,7 @@ def build_mobilenet_v3(blocks, last_point_ch, input_shape, alpha, model_type, mi
                        name):
     iu.check_weights(weights, include_top, classes, file_names=False)
     input_shape = _input_shape(input_shape, input_tensor)
-    rows, cols = (input_shape[1], input_shape[2]) if _axis() == 1 else (input_shape[0], input_shape[1])
+    rows, cols = iu.rows_cols(input_shape)
     if rows and cols and (rows < 32 or cols < 32):
         raise ValueError(f"Input size must be at least 32x32; Received `input_shape={input_shape}`")
     files = None
@@ -122,7 +118,7 @@ def build_mobilenet_v3(blocks, last_point_ch, input_shape, alpha, model_type, mi
     for i, (expansion, filters, k, stride, se, act) in enumerate(blocks):
         x = _inverted_res_block(x, expansion, _depth(filters * alpha), kernel if k == "k" else k, stride,
                                 se_ratio if se else None, relu if act == "relu" else activation, i)
-    last_conv_ch = _depth(x.shape[_axis()] * 6)
+    last_conv_ch = _depth(x.shape[iu.channel_axis()] * 6)
     if alpha > 1.0:
         last_point_ch = _depth(last_point_ch * alpha)
     x = layers.Conv2D(last_conv_ch, kernel_size=1, padding="same", use_bias=False, name="conv_1")(x)

@@ -57,13 +57,8 @@ def stack_v2(x, filters, blocks, stride1=2, name=None):
 def build_resnet(depths, preact, use_bias, weights_name, include_top, weights, input_tensor, input_shape, pooling,
                  classes, classifier_activation, name):
     """The ResNet skeleton: stem, four stacks of ``depths`` blocks (v1 or, with ``preact``, v2), top."""
-    files = (f"{weights_name}_weights_tf_dim_ordering_tf_kernels.h5",
-             f"{weights_name}_weights_tf_dim_ordering_tf_kernels_notop.h5")
-    iu.check_weights(weights, include_top, classes, files)
-    input_shape = iu.obtain_input_shape(input_shape, default_size=224, min_size=32,
-                                        data_format=iu.backend.image_data_format(), require_flatten=include_top,
-                                        weights=weights)
-    img_input = iu.make_input(input_shape, input_tensor)
+    files = iu.tf_kernels_files(weights_name)
+    _, img_input = iu.prepare_input(input_shape, input_tensor, weights, include_top, classes, files, 224)
     x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)), name="conv1_pad")(img_input)
     x = layers.Conv2D(64, 7, strides=2, use_bias=use_bias, name="conv1_conv")(x)
     if not preact:

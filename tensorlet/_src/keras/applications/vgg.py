@@ -7,26 +7,16 @@ from tensorlet._src.ops.registry import tf_export
 
 def build_vgg(convs_per_block, wname, include_top, weights, input_tensor, input_shape, pooling, classes,
               classifier_activation, name):
-    files = (f"{wname}_weights_tf_dim_ordering_tf_kernels.h5", f"{wname}_weights_tf_dim_ordering_tf_kernels_notop.h5")
-    iu.check_weights(weights, include_top, classes, files)
-    input_shape = iu.obtain_input_shape(input_shape, default_size=224, min_size=32,
-                                        data_format=iu.backend.image_data_format(), require_flatten=include_top,
-                                        weights=weights)
-    img_input = iu.make_input(input_shape, input_tensor)
+    files = iu.tf_kernels_files(wname)
+    _, img_input = iu.prepare_input(input_shape, input_tensor, weights, include_top, classes, files, 224)
     x = img_input
     for b, (filters, n) in enumerate(zip((64, 128, 256, 512, 512), convs_per_block), start=1):
         for c in range(1, n + 1):
             x = layers.Conv2D(filters, (3, 3), activation="relu", padding="same", name=f"block{b}_conv{c}")(x)
         x = layers.MaxPooling2D((2, 2), strides=(2, 2), name=f"block{b}_pool")(x)
 
-    def top(x):
-        x = layers.Flatten(name="flatten")(x)
-        x = layers.Dense(4096, activation="relu", name="fc1")(x)
-        x = layers.Dense(4096, activation="relu", name="fc2")(x)
-        iu.validate_activation(classifier_activation, weights)
-        return layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-
-    return iu.finish(img_input, input_tensor, x, name, weights, files, include_top, top=top, pooling=pooling,
+    return iu.finish(img_input, input_tensor, x, name, weights, files, include_top,
+                     top=lambda x: iu.flatten_top(x, classes, classifier_activation, weights), pooling=pooling,
                      pool_names=(None, None))
 
 

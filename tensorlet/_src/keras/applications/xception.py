@@ -5,19 +5,15 @@ from tensorlet._src.keras.applications import imagenet_utils as iu
 from tensorlet._src.ops.registry import tf_export
 
 
-def _axis():
-    return 1 if iu.backend.image_data_format() == "channels_first" else -1
-
-
 def _sep_bn(x, filters, name):
     x = layers.SeparableConv2D(filters, (3, 3), padding="same", use_bias=False, name=name)(x)
-    return layers.BatchNormalization(axis=_axis(), name=f"{name}_bn")(x)
+    return layers.BatchNormalization(axis=iu.channel_axis(), name=f"{name}_bn")(x)
 
 
 def _down_block(x, f1, f2, b, first_act=True):
     """Two separable convs and a strided max pool, plus a strided 1x1 conv shortcut."""
     residual = layers.Conv2D(f2, (1, 1), strides=(2, 2), padding="same", use_bias=False)(x)
-    residual = layers.BatchNormalization(axis=_axis())(residual)
+    residual = layers.BatchNormalization(axis=iu.channel_axis())(residual)
     if first_act:
         x = layers.Activation("relu", name=f"block{b}_sepconv1_act")(x)
     x = _sep_bn(x, f1, f"block{b}_sepconv1")
@@ -31,17 +27,13 @@ def _down_block(x, f1, f2, b, first_act=True):
 def Xception(include_top=True, weights="imagenet", input_tensor=None, input_shape=None, pooling=None, classes=1000,
              classifier_activation="softmax", name="xception"):
     """Xception (Chollet, 2016) as Keras builds it; ``weights`` is None or a local weights file."""
-    files = ("xception_weights_tf_dim_ordering_tf_kernels.h5", "xception_weights_tf_dim_ordering_tf_kernels_notop.h5")
-    iu.check_weights(weights, include_top, classes, files)
-    input_shape = iu.obtain_input_shape(input_shape, default_size=299, min_size=71,
-                                        data_format=iu.backend.image_data_format(), require_flatten=include_top,
-                                        weights=weights)
-    img_input = iu.make_input(input_shape, input_tensor)
+    files = iu.tf_kernels_files("xception")
+    _, img_input = iu.prepare_input(input_shape, input_tensor, weights, include_top, classes, files, 299, 71)
     x = layers.Conv2D(32, (3, 3), strides=(2, 2), use_bias=False, name="block1_conv1")(img_input)
-    x = layers.BatchNormalization(axis=_axis(), name="block1_conv1_bn")(x)
+    x = layers.BatchNormalization(axis=iu.channel_axis(), name="block1_conv1_bn")(x)
     x = layers.Activation("relu", name="block1_conv1_act")(x)
     x = layers.Conv2D(64, (3, 3), use_bias=False, name="block1_conv2")(x)
-    x = layers.BatchNormalization(axis=_axis(), name="block1_conv2_bn")(x)
+    x = layers.BatchNormalization(axis=iu.channel_axis(), name="block1_conv2_bn")(x)
     x = layers.Activation("relu", name="block1_conv2_act")(x)
     x = _down_block(x, 128, 128, 2, first_act=False)
     x = _down_block(x, 256, 256, 3)

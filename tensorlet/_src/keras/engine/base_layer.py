@@ -41,7 +41,7 @@ from tensorlet._src.keras.engine.name_scope import KerasScope, current_path, sco
 from tensorlet._src.ops.registry import tf_export
 from tensorlet._src.train import keras_trackable as _ckpt_deps
 from tensorlet._src.util import nest
-from tensorlet._src.ops import array_misc
+from tensorlet._src.ops import array_shape
 from tensorlet._src.ops import math_binary
 from tensorlet._src.ops.math_binary import divide_no_nan
 
@@ -565,7 +565,7 @@ class Layer(Module):
                 if _is_tensor_like(out):
                     loss = self._activity_regularizer(out)
                     if len(out.shape) > 0:  # Keras 3.15 divides by the batch size
-                        loss = divide_no_nan(loss, math_binary.cast(array_misc.shape(out)[0], loss.dtype))
+                        loss = divide_no_nan(loss, math_binary.cast(array_shape.shape(out)[0], loss.dtype))
                     self.add_loss(loss)
         if self.supports_masking:
             self._set_mask_metadata(first, outputs, previous_mask)

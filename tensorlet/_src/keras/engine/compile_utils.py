@@ -8,7 +8,7 @@ reports their results in one dict.
 
 from __future__ import annotations
 
-from tensorlet._src.ops.array_misc import shape
+from tensorlet._src.ops.array_shape import shape
 from tensorlet._src.ops.math_binary import cast
 from tensorlet._src.util import nest
 from tensorlet._src.keras import backend

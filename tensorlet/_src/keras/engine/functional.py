@@ -23,7 +23,7 @@ from tensorlet._src.keras.engine.base_layer import Layer, get_keras_mask, set_ke
 from tensorlet._src.keras.engine.keras_tensor import KerasTensor
 from tensorlet._src.keras.engine.training import Model
 from tensorlet._src.util import nest
-from tensorlet._src.ops.array_ops import expand_dims, squeeze
+from tensorlet._src.ops.array_shape import expand_dims, squeeze
 from tensorlet._src.ops.math_binary import cast
 
 
@@ -106,6 +106,37 @@ def map_graph(inputs, outputs):
     return by_depth, operations
 
 
+def _is_input_tensor(t):
+    hist = t._keras_history
+    return hist is not None and hist[0]._inbound_nodes[hist[1]].is_input
+
+
+def clone_from_intermediate(inputs, outputs):
+    """Keras's ``clone_graph_nodes``: a model may start at intermediate Keras tensors (``Model(encoded, out)``);
+    each such input becomes a new ``Input`` named ``<tensor name>CLONE`` and the layer calls between it and
+    ``outputs`` are replayed on it (same layers, same weights, new nodes)."""
+    from tensorlet._src.keras.engine.input_layer import Input
+
+    flat = nest.flatten(inputs)
+    new = [t if _is_input_tensor(t) else Input(batch_shape=tuple(t.shape), dtype=t.dtype, sparse=t.sparse,
+                                                  name=f"{t.name}CLONE") for t in flat]
+    values = {id(ref): x for ref, x in zip(flat, new)}
+    ordered, _ = _build_map(inputs, outputs)  # parents before children
+    for node in ordered:
+        if node.is_input or all(id(t) in values for t in node.output_tensors):
+            continue
+        if any(id(t) not in values for t in node.input_tensors):
+            continue  # not downstream of the inputs: map_graph reports the disconnection
+        swap = lambda a: values[id(a)] if isinstance(a, KerasTensor) else a  # noqa: E731
+        out = node.operation(*nest.map_structure(swap, list(node.call_args)),
+                             **nest.map_structure(swap, dict(node.call_kwargs)))
+        for ref, val in zip(nest.flatten(node.outputs), nest.flatten(out)):
+            if isinstance(ref, KerasTensor):
+                values[id(ref)] = val
+    return (nest.pack_sequence_as(inputs, new),
+            nest.map_structure(lambda t: values.get(id(t), t), outputs))
+
+
 class Functional(Model):
     """A model defined by a graph of layer calls (``keras.Model(inputs, outputs)``)."""
 
@@ -128,6 +159,8 @@ class Functional(Model):
             if not isinstance(x, KerasTensor):
                 raise ValueError(f"All `outputs` values must be KerasTensors. Received: outputs={outputs} including "
                                  f"invalid value {x} of type {type(x)}")
+        if not all(_is_input_tensor(t) for t in flat_inputs):
+            inputs, outputs = clone_from_intermediate(inputs, outputs)
         dtype = kwargs.pop("dtype", None)
         Layer.__init__(self, name=name, trainable=trainable, dtype=dtype, **kwargs)
         self._init_training_state()

@@ -151,7 +151,7 @@ def infer_output_spec(layer, args, kwargs):
             continue
         s2, _ = _spec_of(v2)
         shape = tuple(d1 if d1 == d2 else None for d1, d2 in zip(s1[0], s2[0]))
-        kt = KerasTensor(shape, s1[1])
+        kt = KerasTensor(shape, s1[1], sparse=type(v1).__name__ == "SparseTensor")  # Keras flags sparse outputs
         if m1 is not None and hasattr(m1, "shape"):
             ms1 = tuple(m1.shape)
             m2 = _spec_of(v2)[1]

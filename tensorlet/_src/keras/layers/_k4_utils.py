@@ -6,9 +6,9 @@ from __future__ import annotations
 
 
 from tensorlet._src.framework.tensor import convert_to_tensor
-from tensorlet._src.ops import array_misc
-from tensorlet._src.ops.array_misc import where
-from tensorlet._src.ops.array_ops import transpose
+from tensorlet._src.ops import array_shape
+from tensorlet._src.ops.array_select import where
+from tensorlet._src.ops.array_shape import transpose
 from tensorlet._src.ops.creation import zeros_like
 from tensorlet._src.ops.math_binary import cast, greater_equal
 from tensorlet._src.ops.random_stateless import stateless_normal, stateless_uniform
@@ -113,7 +113,7 @@ def static_or_dynamic_shape(x):
     """x's shape as a list: Python ints where known, scalar tensors where not."""
     shape = list(x.shape)
     if None in shape:
-        dyn = array_misc.shape(x)
+        dyn = array_shape.shape(x)
         shape = [dyn[i] if v is None else v for i, v in enumerate(shape)]
     return shape
 
@@ -121,13 +121,13 @@ def static_or_dynamic_shape(x):
 def shape(x):
     """x's shape as a tuple of ints when fully known (so ops get static shapes while tracing), else tf.shape(x)."""
     s = tuple(x.shape)
-    return s if None not in s else array_misc.shape(x)
+    return s if None not in s else array_shape.shape(x)
 
 
 def dim(x, axis):
     """x.shape[axis] when known, else the scalar tensor tf.shape(x)[axis]."""
     d = x.shape[axis]
-    return d if d is not None else array_misc.shape(x)[axis]
+    return d if d is not None else array_shape.shape(x)[axis]
 
 
 def cast_like(v, x):

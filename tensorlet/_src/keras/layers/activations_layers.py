@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from tensorlet._src.ops.array_misc import where
+from tensorlet._src.ops.array_select import where
 from tensorlet._src.ops.creation import zeros_like
 from tensorlet._src.ops.math_binary import cast, greater, greater_equal
 from tensorlet._src.ops.math_unary import exp

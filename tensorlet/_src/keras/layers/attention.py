@@ -13,8 +13,9 @@ import string
 from tensorlet._src.framework.tensor import convert_to_tensor
 from tensorlet._src.ops import creation
 from tensorlet._src.ops import math_unary
-from tensorlet._src.ops.array_misc import einsum, shape, where
-from tensorlet._src.ops.array_ops import expand_dims, reshape
+from tensorlet._src.ops.math_einsum import einsum
+from tensorlet._src.ops.array_shape import shape, expand_dims, reshape
+from tensorlet._src.ops.array_select import where
 from tensorlet._src.ops.creation import zeros_like
 from tensorlet._src.ops.math_binary import cast, greater_equal, less, logical_and, logical_not
 from tensorlet._src.ops.math_unary import exp, tanh

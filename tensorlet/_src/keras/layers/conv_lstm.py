@@ -9,7 +9,8 @@ TensorShape([2, 5, 8, 8, 4])
 
 from __future__ import annotations
 
-from tensorlet._src.ops.array_ops import concat, reshape, split
+from tensorlet._src.ops.array_blocks import concat, split
+from tensorlet._src.ops.array_shape import reshape
 from tensorlet._src.ops.creation import zeros
 from tensorlet._src.ops.nn_conv import convolution
 from tensorlet._src.keras.engine.base_layer import InputSpec

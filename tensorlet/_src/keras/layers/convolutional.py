@@ -7,9 +7,9 @@ channels_first inputs are transposed to channels_last around the op, as Keras's 
 
 from __future__ import annotations
 
-from tensorlet._src.ops import array_misc
-from tensorlet._src.ops import array_ops
-from tensorlet._src.ops.array_ops import expand_dims, reshape, squeeze
+from tensorlet._src.ops import array_shape
+from tensorlet._src.ops import array_blocks
+from tensorlet._src.ops.array_shape import expand_dims, reshape, squeeze
 from tensorlet._src.ops.nn_conv_transpose import conv_transpose, depthwise_conv2d
 from tensorlet._src.ops.nn_conv import conv2d, convolution
 from tensorlet._src.keras.engine.base_layer import InputSpec, Layer
@@ -129,7 +129,7 @@ class BaseConv(Layer):
         padding = self.padding
         if padding == "causal":
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
-            x = array_ops.pad(x, [[0, 0], [left, 0], [0, 0]])
+            x = array_blocks.pad(x, [[0, 0], [left, 0], [0, 0]])
             padding = "valid"
         y = convolution(x, U.cast_like(kernel, x), strides=list(self.strides), padding=padding.upper(),
                              data_format=U.tf_format("channels_last", rank), dilations=list(self.dilation_rate))
@@ -266,7 +266,7 @@ class BaseConvTranspose(Layer):
         if cf:
             x = U.to_channels_last(x, rank)
         shape = list(x.shape)
-        batch = shape[0] if shape[0] is not None else array_misc.shape(x)[0]
+        batch = shape[0] if shape[0] is not None else array_shape.shape(x)[0]
         spatial = shape[1:-1]
         if None in spatial:
             raise ValueError(f"{type(self).__name__} needs known spatial dimensions; received input shape "
@@ -376,7 +376,7 @@ def _pad_same(x, kernel_size, strides, dilation_rate):
         eff = (k - 1) * d + 1
         total = max(((n + s - 1) // s - 1) * s + eff - n, 0)
         pads.append([total // 2, total - total // 2])
-    return array_ops.pad(x, pads + [[0, 0]])
+    return array_blocks.pad(x, pads + [[0, 0]])
 
 
 class BaseDepthwiseConv(Layer):

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 
-from tensorlet._src.ops import array_misc
-from tensorlet._src.ops.array_ops import expand_dims, reshape, squeeze, tile, transpose
+from tensorlet._src.ops import array_shape
+from tensorlet._src.ops.array_shape import expand_dims, reshape, squeeze, tile, transpose
 from tensorlet._src.ops.gather_scatter import gather
 from tensorlet._src.ops.math_binary import cast, not_equal
 from tensorlet._src.ops.matmul import matmul
@@ -30,7 +30,7 @@ def _dim_list(x):
     static = list(x.shape)
     if all(d is not None for d in static):
         return static
-    dyn = array_misc.shape(x)
+    dyn = array_shape.shape(x)
     return [d if d is not None else dyn[i] for i, d in enumerate(static)]
 
 
@@ -186,7 +186,7 @@ def _check_rate(rate):
 
 def dropout(inputs, rate, noise_shape, seed):
     """Inverted dropout with a stateless random mask drawn from ``seed`` (a ``[2]`` int tensor)."""
-    shape = noise_shape if noise_shape is not None else array_misc.shape(inputs)
+    shape = noise_shape if noise_shape is not None else array_shape.shape(inputs)
     u = stateless_uniform(shape, seed=seed, dtype=inputs.dtype if inputs.dtype.is_floating else "float32")
     keep = cast(u >= rate, inputs.dtype)
     return inputs * cast(1.0 / (1.0 - rate), inputs.dtype) * keep
@@ -310,8 +310,8 @@ class Flatten(Layer):
         if all(d is not None for d in rest):
             n = int(math.prod(rest))
             batch = inputs.shape[0]
-            return reshape(inputs, [batch if batch is not None else array_misc.shape(inputs)[0], n])
-        return reshape(inputs, [array_misc.shape(inputs)[0], -1])
+            return reshape(inputs, [batch if batch is not None else array_shape.shape(inputs)[0], n])
+        return reshape(inputs, [array_shape.shape(inputs)[0], -1])
 
     def compute_output_shape(self, input_shape):
         input_shape = tuple(input_shape)
@@ -358,7 +358,8 @@ class Reshape(Layer):
     def call(self, inputs):
         target = self._resolved(tuple(inputs.shape))
         batch = inputs.shape[0]
-        shape = [batch if batch is not None else array_misc.shape(inputs)[0]] + [-1 if d is None else d for d in target]
+        shape = ([batch if batch is not None else array_shape.shape(inputs)[0]]
+                 + [-1 if d is None else d for d in target])
         return reshape(inputs, shape)
 
     def compute_output_shape(self, input_shape):

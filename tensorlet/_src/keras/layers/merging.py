@@ -7,8 +7,9 @@ Inputs of different ranks are expanded at axis 1 and broadcast, as in Keras.
 from __future__ import annotations
 
 from tensorlet._src.ops import math_binary
-from tensorlet._src.ops.array_misc import einsum
-from tensorlet._src.ops.array_ops import concat, expand_dims, transpose
+from tensorlet._src.ops.math_einsum import einsum
+from tensorlet._src.ops.array_blocks import concat
+from tensorlet._src.ops.array_shape import expand_dims, transpose
 from tensorlet._src.ops.creation import ones_like, zeros_like
 from tensorlet._src.ops.math_binary import cast, logical_or
 from tensorlet._src.ops.math_unary import rsqrt, square
@@ -185,14 +186,11 @@ class Concatenate(Merge):
         if all(s is None for s in input_shape):
             self.built = True
             return
-        reduced = [list(s) for s in input_shape]
+        # Only the concatenation axis is left out of the comparison (Keras 3 keeps size-1 dimensions: its
+        # squeeze loop walks the list of shapes, not their dimensions), and ``None`` matches anything.
         shapes = set()
-        for r in reduced:
-            rank = len(r)
-            ax = self.axis % rank if rank else 0
-            for a, v in reversed(list(enumerate(r))):
-                if a != ax and v == 1:
-                    del r[a]
+        for s in input_shape:
+            r = list(s)
             if len(r) > self.axis:
                 del r[self.axis]
             shapes.add(tuple(r))
@@ -227,6 +225,11 @@ class Concatenate(Merge):
             return None
         if not isinstance(mask, (tuple, list)):
             raise ValueError(f"`mask` should be a list. Received mask={mask}")
+        if not isinstance(inputs, (tuple, list)):
+            raise ValueError(f"`inputs` should be a list. Received: inputs={inputs}")
+        if len(mask) != len(inputs):
+            raise ValueError(f"The lists `inputs` and `mask` should have the same length. Received: "
+                             f"inputs={inputs} of length {len(inputs)}, and mask={mask} of length {len(mask)}")
         if all(m is None for m in mask):
             return None
         masks = []

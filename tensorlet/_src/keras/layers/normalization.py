@@ -9,7 +9,7 @@ from __future__ import annotations
 from math import prod as _prod
 
 from tensorlet._src.distribute.strategy import current_multi_replica_context
-from tensorlet._src.ops.array_ops import broadcast_to, expand_dims, reshape, squeeze
+from tensorlet._src.ops.array_shape import broadcast_to, expand_dims, reshape, squeeze
 from tensorlet._src.ops.gather_scatter import gather
 from tensorlet._src.ops.math_binary import cast, minimum
 from tensorlet._src.ops.math_unary import rsqrt, square

@@ -6,7 +6,7 @@ channels_first inputs are transposed to channels_last around TF's pooling op, as
 
 from __future__ import annotations
 
-from tensorlet._src.ops.array_ops import expand_dims
+from tensorlet._src.ops.array_shape import expand_dims
 from tensorlet._src.ops.math_binary import cast
 from tensorlet._src.ops.nn_pool import avg_pool, max_pool
 from tensorlet._src.ops.reduce import reduce_max, reduce_mean, reduce_sum

@@ -15,17 +15,18 @@ import numpy as np
 
 from tensorlet._src.autodiff.custom import custom_gradient
 from tensorlet._src.framework.tensor import constant, convert_to_tensor
-from tensorlet._src.ops import array_ops
+from tensorlet._src.ops import array_blocks
 from tensorlet._src.ops import creation
 from tensorlet._src.ops import linalg_decomp
 from tensorlet._src.ops import math_unary
-from tensorlet._src.ops.array_misc import one_hot, where
-from tensorlet._src.ops.array_ops import concat, expand_dims, reshape, reverse, squeeze, stack, transpose
+from tensorlet._src.ops.array_select import one_hot, where, reverse
+from tensorlet._src.ops.array_blocks import concat, stack
+from tensorlet._src.ops.array_shape import expand_dims, reshape, squeeze, transpose
 from tensorlet._src.ops.creation import ones_like, zeros_like
 from tensorlet._src.ops.gather_scatter import gather
 from tensorlet._src.ops.image_ops import resize
 from tensorlet._src.ops.math_binary import cast, maximum
-from tensorlet._src.ops.math_extra import clip_by_value
+from tensorlet._src.ops.math_clip import clip_by_value
 from tensorlet._src.ops.math_unary import floor, sqrt
 from tensorlet._src.ops.reduce import reduce_max, reduce_sum
 from tensorlet._src.keras.engine.base_layer import Layer
@@ -269,12 +270,15 @@ class CategoryEncoding(Layer):
                              "beforehand, use the IntegerLookup layer instead.")
         if num_tokens < 1:
             raise ValueError(f"`num_tokens` must be >= 1. Received: num_tokens={num_tokens}.")
-        if sparse:
-            raise NotImplementedError("tensorlet's CategoryEncoding does not produce sparse outputs yet.")
         self.num_tokens, self.output_mode, self.sparse = num_tokens, output_mode, sparse
         self.built = True
 
     def call(self, inputs, count_weights=None):
+        from tensorlet._src.keras.layers.preprocessing_lookup import sparse_output
+
+        return sparse_output(self._dense(inputs, count_weights), self.sparse)
+
+    def _dense(self, inputs, count_weights):
         if count_weights is not None and self.output_mode != "count":
             raise ValueError(f"`count_weights` is not used when `output_mode` is not `'count'`. Received "
                              f"`count_weights={count_weights}`.")
@@ -338,7 +342,7 @@ def _crop_pad_resize(images, height, width, interpolation, crop, pad, fill_value
         pw = max(w, int(h * width / height))
         hs, ws = int((ph - h) / 2), int((pw - w) / 2)
         pads = [[0, 0]] * (rank - 3) + [[hs, hs], [ws, ws], [0, 0]]
-        x = array_ops.pad(x, pads, constant_values=fill_value)
+        x = array_blocks.pad(x, pads, constant_values=fill_value)
     y = resize(x, [height, width], method=interpolation, antialias=antialias)
     if y.dtype != images.dtype and images.dtype.is_floating:
         y = cast(y, images.dtype)

@@ -18,7 +18,7 @@ from tensorlet._src.keras.random import SeedGenerator
 from tensorlet._src.keras.random_functions import uniform
 from tensorlet._src.ops import math_binary as mb
 from tensorlet._src.ops import reduce as rd
-from tensorlet._src.ops.math_extra import clip_by_value
+from tensorlet._src.ops.math_clip import clip_by_value
 from tensorlet._src.ops.registry import tf_export
 
 
@@ -147,13 +147,13 @@ class RandomCrop(Layer):
         if h > self.height and w > self.width:
             hs = cast(uniform((), 0, float(h - self.height + 1), seed=self.seed_generator), "int32")
             ws = cast(uniform((), 0, float(w - self.width + 1), seed=self.seed_generator), "int32")
-            from tensorlet._src.ops.array_ops import slice as _slice
+            from tensorlet._src.ops.array_select import slice as _slice
 
             begin = [0] * x.shape.rank
             size = [-1] * x.shape.rank
             begin[ha], begin[wa] = hs, ws
             size[ha], size[wa] = self.height, self.width
-            from tensorlet._src.ops.array_ops import stack
+            from tensorlet._src.ops.array_blocks import stack
 
             x = _slice(x, stack([convert(b, "int32") if isinstance(b, int) else b for b in begin], 0), size)
             return x

@@ -24,9 +24,9 @@ from tensorlet._src.keras.engine.base_layer import Layer
 from tensorlet._src.keras.ops._dtypes import cast
 from tensorlet._src.keras.ops.nn import multi_hot as _multi_hot, one_hot as _one_hot
 from tensorlet._src.keras.ops.numpy_reduce import bincount as _bincount
-from tensorlet._src.ops import array_ops as ao
+from tensorlet._src.ops import array_shape
 from tensorlet._src.ops import math_binary as mb
-from tensorlet._src.ops.array_misc import where
+from tensorlet._src.ops.array_select import where
 from tensorlet._src.ops.registry import tf_export
 from tensorlet._src.ops.strings_ops import as_string
 from tensorlet._src.ops.strings_split import _farmhash, to_hash_bucket_fast, to_hash_bucket_strong
@@ -84,7 +84,7 @@ def encode_categorical(indices, output_mode, depth, dtype, count_weights=None):
         return cast(indices, dtype)
     rank = indices.shape.rank
     if rank == 0:
-        indices = ao.expand_dims(indices, -1)
+        indices = array_shape.expand_dims(indices, -1)
         rank = 1
     if rank > 2:
         raise ValueError("When output_mode is not `'int'`, maximum supported output rank is 2. "
@@ -94,7 +94,7 @@ def encode_categorical(indices, output_mode, depth, dtype, count_weights=None):
         return _multi_hot(indices, depth, dtype=dtype)
     if output_mode == "one_hot":
         if rank > 1 and indices.shape[-1] == 1:
-            indices = ao.squeeze(indices, axis=[-1])
+            indices = array_shape.squeeze(indices, axis=[-1])
         return _one_hot(indices, depth, dtype=dtype)
     if output_mode in ("count", "tf_idf"):
         counts = cast(_bincount(indices, minlength=depth), dtype)
@@ -102,6 +102,28 @@ def encode_categorical(indices, output_mode, depth, dtype, count_weights=None):
             counts = mb.multiply(counts, cast(count_weights, dtype))
         return counts
     raise ValueError(f"Unknown output_mode: {output_mode}")
+
+
+def _unset_idf(layer, depth):
+    """Placeholder idf weights while a model is being built symbolically (before the vocabulary is set, e.g.
+    while loading a file); Keras's error on a real call."""
+    from tensorlet._src.keras.engine.call_context import in_symbolic_build
+
+    if in_symbolic_build():
+        return convert_to_tensor(np.ones(depth, np.float32))
+    raise RuntimeError("When using `output_mode=tf_idf` and `pad_to_max_tokens=False`, you must set the layer's "
+                       "vocabulary before calling it. Either pass a `vocabulary` argument to the layer, or call "
+                       "`adapt` with some sample data.")
+
+
+def sparse_output(y, sparse):
+    """``y`` as a ``tf.SparseTensor`` of its non-zero entries when ``sparse`` (Keras's ``sparse=True`` outputs:
+    indices in row-major order, values of ``y``'s dtype), else ``y``."""
+    if not sparse:
+        return y
+    from tensorlet._src.io.sparse import from_dense
+
+    return from_dense(y)
 
 
 _MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
@@ -113,7 +135,8 @@ class IndexLookup(Layer):
     _string = True
 
     def __init__(self, max_tokens, num_oov_indices, mask_token, oov_token, vocabulary_dtype, vocabulary=None,
-                 idf_weights=None, invert=False, output_mode="int", sparse=False, pad_to_max_tokens=False, **kwargs):
+                 idf_weights=None, invert=False, output_mode="int", sparse=False, pad_to_max_tokens=False,
+                 oov_method="floormod", salt=None, **kwargs):
         kwargs.pop("vocabulary_size", None)
         kwargs.pop("has_input_vocabulary", None)
         super().__init__(**kwargs)
@@ -132,10 +155,28 @@ class IndexLookup(Layer):
         if invert and output_mode != "int":
             raise ValueError("`output_mode` must be `'int'` when `invert` is true. "
                              f"Received: output_mode={output_mode}")
-        if sparse:
-            raise ValueError("sparse=True outputs need sparse tensors, which tensorlet does not have yet")
+        if sparse and output_mode == "int":
+            raise ValueError("`sparse` may only be true if `output_mode` is `'one_hot'`, `'multi_hot'`, `'count'` or "
+                             f"`'tf_idf'`. Received: sparse={sparse} and output_mode={output_mode}")
         if output_mode == "tf_idf" and idf_weights is None and vocabulary is not None:
             raise ValueError("`idf_weights` must be set if output_mode is 'tf_idf'")
+        if oov_method not in ("floormod", "farmhash"):
+            raise ValueError(f"Invalid value for argument `oov_method` of {type(self).__name__}. Expected one of "
+                             f"('floormod', 'farmhash'). Received: oov_method={oov_method}")
+        if salt is not None:
+            if not self._string and oov_method != "farmhash":
+                raise ValueError(f"`salt` can only be used when `oov_method='farmhash'`. Received: "
+                                 f"oov_method={oov_method}")
+            if isinstance(salt, (tuple, list)) and len(salt) == 2:
+                salt = [int(s) for s in salt]
+            elif isinstance(salt, int) and not isinstance(salt, bool):
+                salt = [salt, salt]
+            else:
+                raise ValueError("The `salt` argument for `IndexLookup` can only be a tuple of 2 integers, or a "
+                                 f"single integer. Received: salt={salt}.")
+        self.oov_method, self.salt = oov_method, salt
+        self._index = {}
+        self._pending_idf = None
         self.max_tokens, self.num_oov_indices = max_tokens, num_oov_indices
         self.mask_token, self.oov_token = self._token(mask_token), self._token(oov_token)
         self.vocabulary_dtype = vocabulary_dtype
@@ -291,10 +332,15 @@ class IndexLookup(Layer):
             raise errors.InvalidArgumentError(
                 None, None, f"{type(self).__name__}: found an out-of-vocabulary token {self._public(t)!r} and "
                             "num_oov_indices=0")
-        if self._string:  # TF's Fingerprint64 bucket, as Keras does
-            return oov_start + int(to_hash_bucket_fast(convert_to_tensor(np.array([t], dtype=object)),
-                                                       self.num_oov_indices).numpy()[0])
-        return oov_start + int(t) % self.num_oov_indices
+        if not self._string and self.oov_method != "farmhash":
+            return oov_start + int(t) % self.num_oov_indices  # Keras's floormod default for integers
+        key = t if self._string else str(int(t)).encode()
+        data = convert_to_tensor(np.array([key], dtype=object))
+        if self.salt is not None:  # SipHash with the salt, as Keras does
+            bucket = to_hash_bucket_strong(data, self.num_oov_indices, list(self.salt))
+        else:  # TF's Fingerprint64 bucket
+            bucket = to_hash_bucket_fast(data, self.num_oov_indices)
+        return oov_start + int(bucket.numpy()[0])
 
     def _lookup_np(self, a):
         flat = a.reshape(-1).tolist()
@@ -330,8 +376,10 @@ class IndexLookup(Layer):
         if self.output_mode == "int":
             return idx
         weights = None if self._idf is None else convert_to_tensor(self._idf[:self._depth()])
+        if self.output_mode == "tf_idf" and weights is None:
+            weights = _unset_idf(self, self._depth())
         dtype = self.compute_dtype if self.output_mode == "tf_idf" else "int64"  # Keras's lookup output dtypes
-        return encode_categorical(idx, self.output_mode, self._depth(), dtype, weights)
+        return sparse_output(encode_categorical(idx, self.output_mode, self._depth(), dtype, weights), self.sparse)
 
     def compute_output_shape(self, input_shape):
         if self.output_mode == "int":
@@ -349,8 +397,34 @@ class IndexLookup(Layer):
                        "mask_token": self._public(self.mask_token), "output_mode": self.output_mode,
                        "sparse": self.sparse, "pad_to_max_tokens": self.pad_to_max_tokens,
                        "vocabulary_dtype": self.vocabulary_dtype, "vocabulary": vocab,
-                       "idf_weights": None if self._idf is None else self._idf[self._token_start():].tolist()})
+                       "idf_weights": None if self._idf is None else self._idf[self._token_start():].tolist(),
+                       "oov_method": self.oov_method, "salt": self.salt})
         return config
+
+    # --- Keras 3 .keras files: idf weights as a variable, the vocabulary as an asset --------------------------------
+    def save_own_variables(self, store):
+        if self.output_mode == "tf_idf" and self._idf is not None:
+            store["idf_weights"] = np.asarray(self._idf[:self.vocabulary_size()], np.float32)
+
+    def load_own_variables(self, store):
+        if self.output_mode == "tf_idf" and "idf_weights" in store:
+            self._pending_idf = np.asarray(store["idf_weights"], np.float32).reshape(-1)
+            if self._tokens:  # the vocabulary came with the config: only the weights are new
+                self._idf = self._pending_idf
+
+    def _load_keras_assets(self, files):
+        """Keras writes an adapted vocabulary (special tokens first) to ``vocabulary.txt``, one token a line."""
+        if self.input_vocabulary is not None or "vocabulary.txt" not in files:
+            return
+        lines = files["vocabulary.txt"].decode("utf-8").splitlines()
+        while lines and lines[-1] == "":
+            lines.pop()
+        values = lines if self._string else [int(v) for v in lines]
+        idf = self._pending_idf if self.output_mode == "tf_idf" else None
+        if self.output_mode == "tf_idf" and idf is None:
+            raise ValueError(f"{type(self).__name__} '{self.name}': the file has a tf_idf vocabulary but no "
+                             "`idf_weights` variable")
+        self.set_vocabulary(values, idf)
 
 
 @tf_export("keras.layers.StringLookup")
@@ -420,8 +494,9 @@ class Hashing(Layer):
         if output_mode not in ("int", "one_hot", "multi_hot", "count"):
             raise ValueError("Invalid value for argument `output_mode`. Expected one of {'int', 'one_hot', "
                              f"'multi_hot', 'count'}}. Received: output_mode={output_mode}")
-        if sparse:
-            raise ValueError("sparse=True outputs need sparse tensors, which tensorlet does not have yet")
+        if sparse and output_mode == "int":
+            raise ValueError('`sparse` may only be true if `output_mode` is `"one_hot"`, `"multi_hot"`, or `"count"`. '
+                             f"Received: sparse={sparse} and output_mode={output_mode}")
         if isinstance(salt, (tuple, list)):
             if len(salt) != 2:
                 raise ValueError(f"`salt` must be an integer or a tuple of two integers. Received: salt={salt}")
@@ -452,8 +527,9 @@ class Hashing(Layer):
             mask = mb.equal(x, convert_to_tensor(self.mask_value, x.dtype.name))
             shifted = mb.add(self._buckets(strs, self.num_bins - 1), 1)
             idx = where(mask, mb.multiply(shifted, 0), shifted)
-        return encode_categorical(idx, self.output_mode, self.num_bins, "int64" if self.output_mode == "int"
-                                  else self.compute_dtype)
+        y = encode_categorical(idx, self.output_mode, self.num_bins, "int64" if self.output_mode == "int"
+                               else self.compute_dtype)
+        return sparse_output(y, self.sparse)
 
     def compute_output_shape(self, input_shape):
         if self.output_mode == "int":
@@ -484,8 +560,9 @@ class Discretization(Layer):
         if output_mode not in ("int", "one_hot", "multi_hot", "count"):
             raise ValueError("Invalid value for argument `output_mode`. Expected one of {'int', 'one_hot', "
                              f"'multi_hot', 'count'}}. Received: output_mode={output_mode}")
-        if sparse:
-            raise ValueError("sparse=True outputs need sparse tensors, which tensorlet does not have yet")
+        if sparse and output_mode == "int":
+            raise ValueError("`sparse=True` may only be used if `output_mode` is `'one_hot'`, `'multi_hot'`, or "
+                             f"`'count'`. Received: sparse={sparse} and output_mode={output_mode}")
         if num_bins is not None and num_bins < 0:
             raise ValueError(f"`num_bins` must be greater than or equal to 0. Received: `num_bins={num_bins}`")
         if num_bins is not None and bin_boundaries is not None:
@@ -513,12 +590,13 @@ class Discretization(Layer):
                              "`adapt(dataset)` before you can start using the `Discretization` layer.")
         x = _to_tensor(inputs)
         xf = cast(x, "float64")
-        flat = ao.reshape(xf, [-1])
+        flat = array_shape.reshape(xf, [-1])
         b = convert_to_tensor(np.asarray(self.bin_boundaries, np.float64))
-        idx = ao.reshape(searchsorted(b, flat, side="right", out_type="int32"), _shape_of(x))
+        idx = array_shape.reshape(searchsorted(b, flat, side="right", out_type="int32"), _shape_of(x))
         depth = len(self.bin_boundaries) + 1
-        return encode_categorical(idx, self.output_mode, depth, "int32" if self.output_mode == "int"
-                                  else self.compute_dtype)
+        y = encode_categorical(idx, self.output_mode, depth, "int32" if self.output_mode == "int"
+                               else self.compute_dtype)
+        return sparse_output(y, self.sparse)
 
     def compute_output_shape(self, input_shape):
         if self.output_mode == "int":
@@ -534,7 +612,7 @@ class Discretization(Layer):
 
 
 def _shape_of(x):
-    from tensorlet._src.ops.array_misc import shape
+    from tensorlet._src.ops.array_shape import shape
 
     return shape(x)
 
@@ -585,8 +663,6 @@ class HashedCrossing(Layer):
         if output_mode not in ("int", "one_hot"):
             raise ValueError(f"Invalid value for argument `output_mode`. Expected one of {{'int', 'one_hot'}}. "
                              f"Received: output_mode={output_mode}")
-        if sparse:
-            raise ValueError("sparse=True outputs need sparse tensors, which tensorlet does not have yet")
         self.num_bins, self.output_mode, self.sparse = num_bins, output_mode, sparse
 
     def call(self, inputs):
@@ -608,8 +684,9 @@ class HashedCrossing(Layer):
             idx = numpy_function(fn, xs, "int64")
             if xs[0].shape.rank is not None:
                 idx.set_shape(list(xs[0].shape))
-        return encode_categorical(idx, self.output_mode, self.num_bins, "int64" if self.output_mode == "int"
-                                  else self.compute_dtype)
+        y = encode_categorical(idx, self.output_mode, self.num_bins, "int64" if self.output_mode == "int"
+                               else self.compute_dtype)
+        return sparse_output(y, self.sparse)
 
     def compute_output_shape(self, input_shape):
         shape = tuple(input_shape[0])

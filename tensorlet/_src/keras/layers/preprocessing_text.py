@@ -20,7 +20,8 @@ import numpy as np
 
 from tensorlet._src.framework.tensor import convert_to_tensor
 from tensorlet._src.keras.engine.base_layer import Layer
-from tensorlet._src.keras.layers.preprocessing_lookup import StringLookup, _batches, _to_tensor, host_map
+from tensorlet._src.keras.layers.preprocessing_lookup import (StringLookup, _batches, _to_tensor, _unset_idf,
+                                                              host_map, sparse_output)
 from tensorlet._src.keras.ops._dtypes import cast
 from tensorlet._src.ops.registry import tf_export
 
@@ -88,11 +89,6 @@ class TextVectorization(Layer):
         if ragged and output_mode != "int":
             raise ValueError(f"`ragged` must not be true if `output_mode` is `'int'`. Received: ragged={ragged} and "
                              f"output_mode={output_mode}")
-        if ragged:
-            raise ValueError("ragged=True outputs need ragged tensors, which tensorlet does not have yet; use "
-                             "output_sequence_length or the padded output")
-        if sparse:
-            raise ValueError("sparse=True outputs need sparse tensors, which tensorlet does not have yet")
         self._standardize, self._split = standardize, split
         self._ngrams_arg = ngrams
         self._ngrams = tuple(range(1, ngrams + 1)) if isinstance(ngrams, int) else \
@@ -223,24 +219,53 @@ class TextVectorization(Layer):
         if self._output_mode == "multi_hot":
             out = np.minimum(out, 1.0)
         elif self._output_mode == "tf_idf":
-            out = out * look._idf[:depth][None, :]
+            idf = look._idf if look._idf is not None else np.asarray(_unset_idf(look, depth).numpy())
+            out = out * idf[:depth][None, :]
         return out[0] if scalar else out
+
+    def _ragged_np(self, a):
+        """(token ids of every row, concatenated; row lengths)."""
+        lens, _, _, ids, _ = self._flat_ids(a)
+        return ids.astype(np.int64), lens.astype(np.int64)
+
+    def _ragged_call(self, x):
+        from tensorlet._src.ops.ragged.ragged_tensor import RaggedTensor
+
+        if x.shape.rank == 0:
+            raise ValueError("TextVectorization(ragged=True) needs a batch of strings (rank 1, or rank 2 with a "
+                             f"last dimension of 1). Received an input of shape {x.shape}")
+        values = host_map(lambda a: self._ragged_np(a)[0], x, "int64", lambda s: (None,))
+        lengths = host_map(lambda a: self._ragged_np(a)[1], x, "int64", lambda s: (s[0],) if s else None)
+        return RaggedTensor.from_row_lengths(values, lengths, validate=False)
 
     def call(self, inputs):
         x = _to_tensor(inputs)
         if self._output_mode == "int":
+            if self._ragged:
+                return self._ragged_call(x)
             L = self._output_sequence_length
             return host_map(self._int_np, x, "int64", lambda s: (s[0], L) if s else None)
         depth = self._lookup_layer._depth()
         y = host_map(self._vec_np, x, "float32", lambda s: (s[0], depth) if s else None)
         dtype = self.compute_dtype if self._output_mode == "tf_idf" else "int64"  # as Keras's lookup outputs
-        return cast(y, dtype) if dtype != "float32" else y
+        y = cast(y, dtype) if dtype != "float32" else y
+        return sparse_output(y, self._sparse)
 
     def compute_output_shape(self, input_shape):
         batch = input_shape[0] if input_shape else None
         if self._output_mode == "int":
             return (batch, self._output_sequence_length)
         return (batch, self._lookup_layer._depth())
+
+    # Keras 3 .keras files: the lookup layer's idf weights and vocabulary file, under this layer's path too.
+    def save_own_variables(self, store):
+        self._lookup_layer.save_own_variables(store)
+
+    def load_own_variables(self, store):
+        self._lookup_layer.load_own_variables(store)
+
+    def _load_keras_assets(self, files):
+        self._lookup_layer._load_keras_assets(files)
 
     def get_config(self):
         config = super().get_config()

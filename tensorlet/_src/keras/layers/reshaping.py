@@ -3,7 +3,8 @@ repetition; UpSampling2D also resizes with ``bilinear``, ``bicubic``, ``lanczos3
 
 from __future__ import annotations
 
-from tensorlet._src.ops.array_ops import pad, repeat, transpose
+from tensorlet._src.ops.array_blocks import pad
+from tensorlet._src.ops.array_shape import repeat, transpose
 from tensorlet._src.ops.image_ops import resize
 from tensorlet._src.ops.math_binary import cast
 from tensorlet._src.keras.engine.base_layer import InputSpec, Layer

@@ -15,8 +15,9 @@ import inspect
 from tensorlet._src.framework.context import init_scope
 from tensorlet._src.framework.tensor import constant, convert_to_tensor
 from tensorlet._src.ops import creation
-from tensorlet._src.ops.array_misc import where
-from tensorlet._src.ops.array_ops import expand_dims, reshape, reverse, squeeze, stack, transpose, unstack
+from tensorlet._src.ops.array_select import where, reverse
+from tensorlet._src.ops.array_shape import expand_dims, reshape, squeeze, transpose
+from tensorlet._src.ops.array_blocks import stack, unstack
 from tensorlet._src.ops.creation import zeros_like
 from tensorlet._src.ops.gather_scatter import gather, tensor_scatter_nd_update
 from tensorlet._src.ops.math_binary import cast

@@ -13,8 +13,8 @@ TensorShape([2, 4])
 from __future__ import annotations
 
 
-from tensorlet._src.ops import array_misc
-from tensorlet._src.ops.array_ops import concat, split
+from tensorlet._src.ops import array_shape
+from tensorlet._src.ops.array_blocks import concat, split
 from tensorlet._src.ops.creation import zeros
 from tensorlet._src.ops.math_binary import cast
 from tensorlet._src.ops.matmul import matmul
@@ -41,7 +41,7 @@ def build_sublayer(layer, input_shape):
 def batch_dim(x):
     """The static batch size of ``x`` if known, else ``tf.shape(x)[0]`` (graph-ready)."""
     b = x.shape[0]
-    return b if b is not None else array_misc.shape(x)[0]
+    return b if b is not None else array_shape.shape(x)[0]
 
 
 # --- dropout masks (one per RNN call, shared by every timestep, as Keras's DropoutRNNCell) -------------------------
@@ -57,7 +57,7 @@ class DropoutRNNCell:
 
     def _one_mask(self, step_input, rate):
         """``1 / (1 - rate)`` where kept, 0 where dropped (stateless random ops seeded by the seed generator)."""
-        u = stateless_uniform(array_misc.shape(step_input), seed=self.seed_generator.next(), dtype=step_input.dtype)
+        u = stateless_uniform(array_shape.shape(step_input), seed=self.seed_generator.next(), dtype=step_input.dtype)
         return cast(u >= rate, step_input.dtype) * cast(1.0 / (1.0 - rate), step_input.dtype)
 
     def _create_dropout_mask(self, step_input, rate):

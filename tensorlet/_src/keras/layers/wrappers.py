@@ -10,7 +10,8 @@ from __future__ import annotations
 import copy
 
 from tensorlet._src.framework.tensor import convert_to_tensor
-from tensorlet._src.ops.array_ops import concat, reverse, stack, unstack
+from tensorlet._src.ops.array_blocks import concat, stack, unstack
+from tensorlet._src.ops.array_select import reverse
 from tensorlet._src.ops.math_binary import cast
 from tensorlet._src.keras.engine.base_layer import Layer
 from tensorlet._src.keras.layers.rnn import _call_accepts

@@ -14,8 +14,8 @@ dtype, weights the values (``sample_weight`` and any Keras mask on ``y_pred``) a
 from __future__ import annotations
 
 from tensorlet._src.framework.tensor import convert_to_tensor
-from tensorlet._src.ops.array_misc import size, where
-from tensorlet._src.ops.array_ops import expand_dims, squeeze
+from tensorlet._src.ops.array_shape import size, expand_dims, squeeze
+from tensorlet._src.ops.array_select import where
 from tensorlet._src.ops.creation import ones_like, zeros_like
 from tensorlet._src.ops.math_binary import cast, divide_no_nan, logical_and
 from tensorlet._src.ops.reduce import reduce_sum

@@ -16,11 +16,11 @@ import warnings
 from tensorlet._src.framework.tensor import constant
 from tensorlet._src.ops import math_binary
 from tensorlet._src.ops import math_unary
-from tensorlet._src.ops.array_misc import one_hot, shape, where
-from tensorlet._src.ops.array_ops import expand_dims, squeeze
+from tensorlet._src.ops.array_select import one_hot, where
+from tensorlet._src.ops.array_shape import shape, expand_dims, squeeze
 from tensorlet._src.ops.creation import zeros_like
 from tensorlet._src.ops.math_binary import equal, logical_or, maximum, minimum, not_equal
-from tensorlet._src.ops.math_extra import clip_by_value
+from tensorlet._src.ops.math_clip import clip_by_value
 from tensorlet._src.ops.math_unary import log, rsqrt, sigmoid, square
 from tensorlet._src.ops.nn_activations import softmax, softplus
 from tensorlet._src.ops.nn_losses import (

@@ -10,10 +10,10 @@ import numpy as np
 
 from tensorlet._src.framework.context import init_scope
 from tensorlet._src.framework.tensor import convert_to_tensor, is_tensor
-from tensorlet._src.ops import array_misc
+from tensorlet._src.ops import array_shape
 from tensorlet._src.ops import math_binary
-from tensorlet._src.ops.array_misc import size, where
-from tensorlet._src.ops.array_ops import broadcast_to, expand_dims, squeeze
+from tensorlet._src.ops.array_shape import size, broadcast_to, expand_dims, squeeze
+from tensorlet._src.ops.array_select import where
 from tensorlet._src.ops.creation import zeros, zeros_like
 from tensorlet._src.ops.math_binary import cast, logical_or
 from tensorlet._src.ops.reduce import reduce_mean, reduce_sum
@@ -120,7 +120,7 @@ def shape_for_reshape(x):
     dims = x.shape.as_list() if x.shape.rank is not None else None
     if dims is not None and dims.count(None) <= 1:
         return [-1 if d is None else d for d in dims]
-    return array_misc.shape(x)
+    return array_shape.shape(x)
 
 
 def divide_no_nan(x, y):
@@ -336,7 +336,7 @@ class Mean(Metric):
         if sample_weight is not None:
             num_samples = reduce_sum(sample_weight)
         elif ndim(values) >= 1:
-            num_samples = array_misc.shape(values)[0]
+            num_samples = array_shape.shape(values)[0]
         else:
             num_samples = 1
         self.count.assign_add(cast(num_samples, self.dtype))

@@ -13,15 +13,15 @@ import enum
 import numpy as np
 
 from tensorlet._src.framework.tensor import constant
-from tensorlet._src.ops import array_misc
+from tensorlet._src.ops import array_shape
 from tensorlet._src.ops import scan_sort
-from tensorlet._src.ops.array_misc import one_hot, where
-from tensorlet._src.ops.array_ops import expand_dims, reshape, transpose
+from tensorlet._src.ops.array_select import one_hot, where
+from tensorlet._src.ops.array_shape import expand_dims, reshape, transpose
 from tensorlet._src.ops.creation import ones_like, zeros, zeros_like
 from tensorlet._src.ops.math_binary import (
     cast, equal, greater, greater_equal, logical_and, logical_not, maximum, minimum, multiply,
 )
-from tensorlet._src.ops.math_extra import clip_by_value
+from tensorlet._src.ops.math_clip import clip_by_value
 from tensorlet._src.ops.math_unary import ceil, log, sigmoid
 from tensorlet._src.ops.nn_activations import relu
 from tensorlet._src.ops.reduce import reduce_max, reduce_mean, reduce_sum
@@ -96,7 +96,7 @@ def is_evenly_distributed_thresholds(thresholds):
 def _filter_top_k(x, k):
     """Keeps the top-``k`` values of the last axis and sets the rest to ``NEG_INF``."""
     _, idx = scan_sort.top_k(x, k)
-    depth = x.shape[-1] if x.shape[-1] is not None else array_misc.shape(x)[-1]
+    depth = x.shape[-1] if x.shape[-1] is not None else array_shape.shape(x)[-1]
     mask = reduce_sum(one_hot(idx, depth, dtype=x.dtype), axis=-2)
     return x * mask + NEG_INF * (1 - mask)
 

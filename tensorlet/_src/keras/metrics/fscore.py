@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tensorlet._src.ops import math_unary
-from tensorlet._src.ops.array_ops import expand_dims
+from tensorlet._src.ops.array_shape import expand_dims
 from tensorlet._src.ops.creation import zeros
 from tensorlet._src.ops.math_binary import cast, logical_and
 from tensorlet._src.ops.reduce import reduce_max, reduce_mean, reduce_sum

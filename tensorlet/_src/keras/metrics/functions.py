@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import math
 
-from tensorlet._src.ops import array_ops
+from tensorlet._src.ops import array_shape
 from tensorlet._src.ops import math_unary
-from tensorlet._src.ops.array_misc import shape, where
-from tensorlet._src.ops.array_ops import expand_dims, reshape
+from tensorlet._src.ops.array_shape import shape, expand_dims, reshape
+from tensorlet._src.ops.array_select import where
 from tensorlet._src.ops.creation import zeros_like
 from tensorlet._src.ops.math_binary import cast, equal, greater, logical_or, maximum, minimum, not_equal
-from tensorlet._src.ops.math_extra import clip_by_value
+from tensorlet._src.ops.math_clip import clip_by_value
 from tensorlet._src.ops.math_unary import log, rsqrt, square
 from tensorlet._src.ops.nn_activations import softplus
 from tensorlet._src.ops.nn_losses import (
@@ -56,7 +56,7 @@ def categorical_accuracy(y_true, y_pred):
     reshape_matches = False
     org_shape = shape_for_reshape(y_true)
     if y_true.shape.rank == y_pred.shape.rank:
-        y_true = array_ops.squeeze(y_true, -1)
+        y_true = array_shape.squeeze(y_true, -1)
         reshape_matches = True
     y_pred = cast(argmax(y_pred, axis=-1), y_true.dtype)
     matches = cast(equal(y_true, y_pred), floatx())
@@ -73,14 +73,14 @@ def sparse_categorical_accuracy(y_true, y_pred):
     org_shape = shape_for_reshape(y_true)
     reshape_matches = False
     if y_true.shape.rank == y_pred.shape.rank and y_true.shape[-1] == 1:
-        y_true = array_ops.squeeze(y_true, -1)
+        y_true = array_shape.squeeze(y_true, -1)
         reshape_matches = True
     y_pred = cast(argmax(y_pred, axis=-1), y_true.dtype)
     matches = cast(equal(y_true, y_pred), floatx())
     if reshape_matches:
         matches = reshape(matches, org_shape)
     if matches.shape.rank > 1 and matches.shape[-1] == 1:
-        matches = array_ops.squeeze(matches, -1)
+        matches = array_shape.squeeze(matches, -1)
     return matches
 
 
@@ -280,7 +280,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     y_pred = to_tensor(y_pred)
     y_true = to_tensor(y_true)
     if y_true.shape.rank == y_pred.shape.rank and y_true.shape[axis] == 1:
-        y_true = array_ops.squeeze(y_true, axis=axis)
+        y_true = array_shape.squeeze(y_true, axis=axis)
     valid = None
     if ignore_class is not None:
         valid = not_equal(cast(y_true, y_pred.dtype), cast(ignore_class, y_pred.dtype))

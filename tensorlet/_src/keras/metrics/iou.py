@@ -7,8 +7,9 @@ from __future__ import annotations
 import warnings
 
 from tensorlet._src.framework.tensor import constant
-from tensorlet._src.ops.array_misc import where
-from tensorlet._src.ops.array_ops import reshape, stack
+from tensorlet._src.ops.array_select import where
+from tensorlet._src.ops.array_shape import reshape
+from tensorlet._src.ops.array_blocks import stack
 from tensorlet._src.ops.creation import ones_like, zeros, zeros_like
 from tensorlet._src.ops.gather_scatter import gather, scatter_nd
 from tensorlet._src.ops.linalg import diag_part

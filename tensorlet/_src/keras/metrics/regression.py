@@ -5,8 +5,8 @@ from __future__ import annotations
 import warnings
 
 from tensorlet._src.framework.context import executing_eagerly
-from tensorlet._src.ops.array_misc import size, where
-from tensorlet._src.ops.array_ops import expand_dims
+from tensorlet._src.ops.array_shape import size, expand_dims
+from tensorlet._src.ops.array_select import where
 from tensorlet._src.ops.creation import zeros_like
 from tensorlet._src.ops.math_binary import cast
 from tensorlet._src.ops.math_unary import is_inf, sqrt, square

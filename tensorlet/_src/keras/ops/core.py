@@ -24,9 +24,11 @@ from tensorlet._src.graph.functional_ops import vectorized_map as _vectorized_ma
 from tensorlet._src.keras.backend import standardize_dtype
 from tensorlet._src.keras.ops._dtypes import cast as _cast, convert
 from tensorlet._src.keras.ops.numpy_elementwise import export
-from tensorlet._src.ops import array_ops as ao
+from tensorlet._src.ops import array_blocks, array_select, array_shape
 from tensorlet._src.ops import math_binary as mb
-from tensorlet._src.ops.array_misc import shape as _shape, stop_gradient as _stop_gradient, where
+from tensorlet._src.ops.array_shape import shape as _shape
+from tensorlet._src.ops.array_identity import stop_gradient as _stop_gradient
+from tensorlet._src.ops.array_select import where
 from tensorlet._src.ops.creation import zeros as _zeros
 from tensorlet._src.ops.gather_scatter import scatter_nd, tensor_scatter_nd_add, tensor_scatter_nd_max
 from tensorlet._src.ops.gather_scatter import tensor_scatter_nd_min, tensor_scatter_nd_update
@@ -151,7 +153,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         return carry, None
     if ys[0] is None:
         return carry, None
-    stacked = [ao.stack([convert(v) for v in col], 0) for col in zip(*[nest.flatten(y) for y in ys])]
+    stacked = [array_blocks.stack([convert(v) for v in col], 0) for col in zip(*[nest.flatten(y) for y in ys])]
     return carry, nest.pack_sequence_as(ys[0], stacked)
 
 
@@ -175,7 +177,7 @@ def associative_scan(f, elems, reverse=False, axis=0):
     if reverse:
         outs = outs[::-1]
     cols = zip(*[nest.flatten(o) for o in outs])
-    return nest.pack_sequence_as(elems, [ao.stack([convert(c) for c in col], axis) for col in cols])
+    return nest.pack_sequence_as(elems, [array_blocks.stack([convert(c) for c in col], axis) for col in cols])
 
 
 @export("map")
@@ -184,7 +186,7 @@ def map(f, xs):  # noqa: A001 - Keras's name
     flat = [convert(v) for v in nest.flatten(xs)]
     outs = [f(nest.pack_sequence_as(xs, [v[i] for v in flat])) for i in range(flat[0].shape[0])]
     cols = zip(*[nest.flatten(o) for o in outs])
-    return nest.pack_sequence_as(outs[0], [ao.stack([convert(c) for c in col], 0) for col in cols])
+    return nest.pack_sequence_as(outs[0], [array_blocks.stack([convert(c) for c in col], 0) for col in cols])
 
 
 @export("vectorized_map")
@@ -202,10 +204,10 @@ def vectorize(pyfunc, *, excluded=None, signature=None):
     def wrapped(*args):
         ts = [convert(a) for a in args]
         shp = ts[0].shape
-        flat = [ao.reshape(t, [-1]) for t in ts]
+        flat = [array_shape.reshape(t, [-1]) for t in ts]
         n = flat[0].shape[0]
-        out = ao.stack([convert(pyfunc(*[f[i] for f in flat])) for i in range(n)], 0)
-        return ao.reshape(out, list(shp))
+        out = array_blocks.stack([convert(pyfunc(*[f[i] for f in flat])) for i in range(n)], 0)
+        return array_shape.reshape(out, list(shp))
 
     return wrapped
 
@@ -213,8 +215,8 @@ def vectorize(pyfunc, *, excluded=None, signature=None):
 @export("slice")
 def slice(inputs, start_indices, shape):  # noqa: A001 - Keras's name
     """The block of ``shape`` starting at ``start_indices``."""
-    return ao.slice(convert(inputs), [int(s) if not isinstance(s, Tensor) else s for s in start_indices],
-                    list(shape))
+    return array_select.slice(convert(inputs), [int(s) if not isinstance(s, Tensor) else s for s in start_indices],
+                              list(shape))
 
 
 @export("slice_update")
@@ -223,8 +225,8 @@ def slice_update(inputs, start_indices, updates):
     x, u = convert(inputs), convert(updates)
     u = _cast(u, x.dtype.name)
     pads = [[int(s), int(d) - int(s) - int(k)] for s, d, k in zip(start_indices, x.shape, u.shape)]
-    placed = ao.pad(u, pads)
-    mask = ao.pad(mb.not_equal(_zeros(list(u.shape), dtype="bool"), True), pads)
+    placed = array_blocks.pad(u, pads)
+    mask = array_blocks.pad(mb.not_equal(_zeros(list(u.shape), dtype="bool"), True), pads)
     return where(mask, placed, x)
 
 
@@ -280,7 +282,7 @@ def rearrange(tensor, pattern, **axes_lengths):
         elif len(unknown) > 1:
             raise ValueError(f"Could not infer sizes for {unknown} in {pattern!r}")
     elem = [a for g in lg for a in g]
-    x = ao.reshape(x, [sizes[a] for a in elem])
+    x = array_shape.reshape(x, [sizes[a] for a in elem])
     out_elem = [a for g in rg for a in g]
-    x = ao.transpose(x, [elem.index(a) for a in out_elem])
-    return ao.reshape(x, [int(np.prod([sizes[a] for a in g])) for g in rg])
+    x = array_shape.transpose(x, [elem.index(a) for a in out_elem])
+    return array_shape.reshape(x, [int(np.prod([sizes[a] for a in g])) for g in rg])

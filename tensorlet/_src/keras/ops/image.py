@@ -16,15 +16,16 @@ from tensorlet._src.keras.backend import standardize_data_format
 from tensorlet._src.keras.layers.preprocessing import _crop_pad_resize, affine_transform as _affine
 from tensorlet._src.keras.ops._dtypes import cast, convert, result_type
 from tensorlet._src.keras.ops.nn import conv as _conv, depthwise_conv as _dwconv
-from tensorlet._src.ops import array_ops as ao
+from tensorlet._src.ops import array_blocks, array_shape
 from tensorlet._src.ops import math_binary as mb
 from tensorlet._src.ops import math_unary as mu
 from tensorlet._src.ops import reduce as rd
-from tensorlet._src.ops.array_misc import tensordot, where
+from tensorlet._src.ops.math_einsum import tensordot
+from tensorlet._src.ops.array_select import where
 from tensorlet._src.ops.creation import eye as _eye
 from tensorlet._src.ops.gather_scatter import gather_nd
 from tensorlet._src.ops.linalg_decomp import solve as _solve
-from tensorlet._src.ops.math_extra import clip_by_value
+from tensorlet._src.ops.math_clip import clip_by_value
 from tensorlet._src.ops.registry import tf_export
 
 
@@ -40,17 +41,17 @@ def _batched(images, data_format):
                          f"input with shape: images.shape={x.shape}")
     squeeze = x.shape.rank == 3
     if squeeze:
-        x = ao.expand_dims(x, 0)
+        x = array_shape.expand_dims(x, 0)
     cf = standardize_data_format(data_format) == "channels_first"
     if cf:
-        x = ao.transpose(x, [0, 2, 3, 1])
+        x = array_shape.transpose(x, [0, 2, 3, 1])
     return x, squeeze, cf
 
 
 def _unbatch(y, squeeze, cf):
     if cf:
-        y = ao.transpose(y, [0, 3, 1, 2])
-    return ao.squeeze(y, axis=[0]) if squeeze else y
+        y = array_shape.transpose(y, [0, 3, 1, 2])
+    return array_shape.squeeze(y, axis=[0]) if squeeze else y
 
 
 @img_export("resize")
@@ -91,7 +92,7 @@ def rgb_to_grayscale(images, data_format=None):
     x = cast(x, result_type(orig, float))
     w = convert([0.2989, 0.5870, 0.1140], x.dtype)
     g = tensordot(x, w, [[ax % x.shape.rank], [0]])
-    return cast(ao.expand_dims(g, ax), orig)
+    return cast(array_shape.expand_dims(g, ax), orig)
 
 
 def _hsv(fn, images, data_format):
@@ -101,10 +102,10 @@ def _hsv(fn, images, data_format):
     cf = standardize_data_format(data_format) == "channels_first"
     nd = x.shape.rank
     if cf:
-        x = ao.transpose(x, list(range(nd - 3)) + [nd - 2, nd - 1, nd - 3])
+        x = array_shape.transpose(x, list(range(nd - 3)) + [nd - 2, nd - 1, nd - 3])
     y = fn(x)
     if cf:
-        y = ao.transpose(y, list(range(nd - 3)) + [nd - 1, nd - 3, nd - 2])
+        y = array_shape.transpose(y, list(range(nd - 3)) + [nd - 1, nd - 3, nd - 2])
     return y
 
 
@@ -136,7 +137,7 @@ def affine_transform(images, transform, interpolation="bilinear", fill_mode="con
     x, squeeze, cf = _batched(images, data_format)
     t = convert(transform)
     if t.shape.rank == 1:
-        t = ao.expand_dims(t, 0)
+        t = array_shape.expand_dims(t, 0)
     y = _affine(x, cast(t, "float32"), interpolation=interpolation, fill_mode=fill_mode, fill_value=fill_value)
     return _unbatch(y, squeeze, cf)
 
@@ -150,14 +151,14 @@ def compute_homography_matrix(start_points, end_points):
     for i in range(4):
         x, y = s[:, i, 0], s[:, i, 1]
         u, v = e[:, i, 0], e[:, i, 1]
-        rows.append(ao.stack([u, v, one, zero, zero, zero, mu.negative(mb.multiply(u, x)),
-                              mu.negative(mb.multiply(v, x))], -1))
-        rows.append(ao.stack([zero, zero, zero, u, v, one, mu.negative(mb.multiply(u, y)),
-                              mu.negative(mb.multiply(v, y))], -1))
+        rows.append(array_blocks.stack([u, v, one, zero, zero, zero, mu.negative(mb.multiply(u, x)),
+                                        mu.negative(mb.multiply(v, x))], -1))
+        rows.append(array_blocks.stack([zero, zero, zero, u, v, one, mu.negative(mb.multiply(u, y)),
+                                        mu.negative(mb.multiply(v, y))], -1))
         rhs += [x, y]
-    a = ao.stack(rows, 1)
-    b = ao.expand_dims(ao.stack(rhs, 1), -1)
-    return ao.squeeze(_solve(a, b), axis=[-1])
+    a = array_blocks.stack(rows, 1)
+    b = array_shape.expand_dims(array_blocks.stack(rhs, 1), -1)
+    return array_shape.squeeze(_solve(a, b), axis=[-1])
 
 
 @img_export("perspective_transform")
@@ -167,9 +168,9 @@ def perspective_transform(images, start_points, end_points, interpolation="bilin
     x, squeeze, cf = _batched(images, data_format)
     sp, ep = convert(start_points, "float32"), convert(end_points, "float32")
     if sp.shape.rank == 2:
-        sp = ao.expand_dims(sp, 0)
+        sp = array_shape.expand_dims(sp, 0)
     if ep.shape.rank == 2:
-        ep = ao.expand_dims(ep, 0)
+        ep = array_shape.expand_dims(ep, 0)
     t = compute_homography_matrix(sp, ep)
     y = _affine(x, t, interpolation=interpolation, fill_mode="constant", fill_value=fill_value)
     return _unbatch(y, squeeze, cf)
@@ -209,7 +210,7 @@ def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value
                          f"'mirror', 'reflect'}}. Received: fill_mode={fill_mode}")
     if order not in (0, 1):
         raise NotImplementedError("map_coordinates currently requires order<=1")
-    cs = ao.unstack(coords, axis=0)
+    cs = array_blocks.unstack(coords, axis=0)
     per_axis = []
     for c, size in zip(cs, x.shape):
         if not c.dtype.is_floating:
@@ -223,7 +224,7 @@ def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value
         per_axis.append([(*_fix_coords(idx, size, fill_mode), w) for idx, w in nodes])
     out = None
     for combo in itertools.product(*per_axis):
-        idx = ao.stack([cast(i, "int32") for i, _, _ in combo], -1)
+        idx = array_blocks.stack([cast(i, "int32") for i, _, _ in combo], -1)
         g = gather_nd(x, idx)
         wdt = combo[0][2].dtype
         g = cast(g, wdt.name)
@@ -244,7 +245,7 @@ def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value
 
 def _patch_kernel(size, channels, dtype):
     n = int(np.prod(size)) * channels
-    return ao.reshape(_eye(n, dtype=dtype), list(size) + [channels, n])
+    return array_shape.reshape(_eye(n, dtype=dtype), list(size) + [channels, n])
 
 
 @img_export("extract_patches")
@@ -266,15 +267,15 @@ def extract_patches_3d(volumes, size, strides=None, dilation_rate=1, padding="va
     x = convert(volumes)
     squeeze = x.shape.rank == 4
     if squeeze:
-        x = ao.expand_dims(x, 0)
+        x = array_shape.expand_dims(x, 0)
     cf = standardize_data_format(data_format) == "channels_first"
     if cf:
-        x = ao.transpose(x, [0, 2, 3, 4, 1])
+        x = array_shape.transpose(x, [0, 2, 3, 4, 1])
     y = _conv(x, _patch_kernel(size, x.shape[-1], x.dtype), strides=strides, padding=padding,
               data_format="channels_last", dilation_rate=dilation_rate)
     if cf:
-        y = ao.transpose(y, [0, 4, 1, 2, 3])
-    return ao.squeeze(y, axis=[0]) if squeeze else y
+        y = array_shape.transpose(y, [0, 4, 1, 2, 3])
+    return array_shape.squeeze(y, axis=[0]) if squeeze else y
 
 
 @img_export("pad_images")
@@ -292,7 +293,7 @@ def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
     bottom, right = target_height - h - top, target_width - w - left
     if min(top, left, bottom, right) < 0:
         raise ValueError("The padding must be non-negative: the target size is smaller than the image.")
-    y = ao.pad(x, [[0, 0], [top, bottom], [left, right], [0, 0]])
+    y = array_blocks.pad(x, [[0, 0], [top, bottom], [left, right], [0, 0]])
     return _unbatch(y, squeeze, cf)
 
 
@@ -335,8 +336,8 @@ def sobel_edges(images, data_format=None):
     x, squeeze, cf = _batched(images, data_format)
     y = ip.sobel_edges(x)
     if cf:
-        y = ao.transpose(y, [0, 3, 1, 2, 4])
-    return ao.squeeze(y, axis=[0]) if squeeze else y
+        y = array_shape.transpose(y, [0, 3, 1, 2, 4])
+    return array_shape.squeeze(y, axis=[0]) if squeeze else y
 
 
 @img_export("ssim")
@@ -348,14 +349,14 @@ def ssim(image1, image2, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01,
     a, b = cast(a, dt), cast(b, dt)
     unbatched = a.shape.rank == 3
     if unbatched:
-        a, b = ao.expand_dims(a, 0), ao.expand_dims(b, 0)
+        a, b = array_shape.expand_dims(a, 0), array_shape.expand_dims(b, 0)
     if standardize_data_format(data_format) == "channels_first":
-        a, b = ao.transpose(a, [0, 2, 3, 1]), ao.transpose(b, [0, 2, 3, 1])
+        a, b = array_shape.transpose(a, [0, 2, 3, 1]), array_shape.transpose(b, [0, 2, 3, 1])
     n, h, w, c = a.shape
     g = _gauss1d(filter_size, filter_sigma)
     k = convert(np.outer(g, g).reshape(filter_size, filter_size, 1, 1).astype(a.dtype.as_numpy_dtype))
-    a1 = ao.reshape(ao.transpose(a, [0, 3, 1, 2]), [-1, h, w, 1])
-    b1 = ao.reshape(ao.transpose(b, [0, 3, 1, 2]), [-1, h, w, 1])
+    a1 = array_shape.reshape(array_shape.transpose(a, [0, 3, 1, 2]), [-1, h, w, 1])
+    b1 = array_shape.reshape(array_shape.transpose(b, [0, 3, 1, 2]), [-1, h, w, 1])
 
     def f(v):
         return _conv(v, k, padding="valid", data_format="channels_last")
@@ -370,9 +371,9 @@ def ssim(image1, image2, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01,
     den = mb.multiply(mb.add(mb.add(mb.multiply(m1, m1), mb.multiply(m2, m2)), mb.cast(c1, dt)),
                       mb.add(mb.add(s1, s2), mb.cast(c2, dt)))
     per = rd.reduce_mean(mb.divide(num, den), axis=[1, 2, 3])
-    r = rd.reduce_mean(ao.reshape(per, [-1 if n is None else n, c]), axis=-1)
+    r = rd.reduce_mean(array_shape.reshape(per, [-1 if n is None else n, c]), axis=-1)
     if unbatched:
-        r = ao.squeeze(r, axis=[0])
+        r = array_shape.squeeze(r, axis=[0])
     return cast(r, orig)
 
 
@@ -398,11 +399,11 @@ def elastic_transform(images, alpha=20.0, sigma=5.0, interpolation="bilinear", f
     for bi in range(n):
         chans = []
         for ci in range(c):
-            chans.append(map_coordinates(xf[bi, :, :, ci], ao.stack([cy[bi], cx[bi]], 0),
+            chans.append(map_coordinates(xf[bi, :, :, ci], array_blocks.stack([cy[bi], cx[bi]], 0),
                                          1 if interpolation == "bilinear" else 0, fill_mode=fill_mode,
                                          fill_value=fill_value))
-        outs.append(ao.stack(chans, -1))
-    y = cast(ao.stack(outs, 0), x.dtype.name)
+        outs.append(array_blocks.stack(chans, -1))
+    y = cast(array_blocks.stack(outs, 0), x.dtype.name)
     return _unbatch(y, squeeze, cf)
 
 
@@ -427,8 +428,8 @@ def scale_and_translate(images, output_shape, scale, translation, spatial_dims, 
         wts = wts * valid[None, :]
         nd = x.shape.rank
         perm = [i for i in range(nd) if i != d] + [d]
-        xt = ao.transpose(x, perm)
+        xt = array_shape.transpose(x, perm)
         y = tensordot(xt, convert(wts.astype(x.dtype.as_numpy_dtype)), [[nd - 1], [0]])
-        x = ao.transpose(y, [perm.index(i) for i in range(nd)])
+        x = array_shape.transpose(y, [perm.index(i) for i in range(nd)])
     return x
 

@@ -12,12 +12,12 @@ from tensorlet._src.autodiff.forward import ForwardAccumulator
 from tensorlet._src.keras.backend import floatx
 from tensorlet._src.keras.ops._dtypes import cast, convert, float_of
 from tensorlet._src.keras.ops.numpy_elementwise import export
-from tensorlet._src.ops import array_ops as ao
+from tensorlet._src.ops import array_blocks, array_shape
 from tensorlet._src.ops import linalg_decomp as ld
 from tensorlet._src.ops import math_binary as mb
 from tensorlet._src.ops import math_unary as mu
 from tensorlet._src.ops import reduce as rd
-from tensorlet._src.ops.array_misc import where
+from tensorlet._src.ops.array_select import where
 from tensorlet._src.ops.creation import eye, zeros_like
 from tensorlet._src.ops.linalg import adjoint
 from tensorlet._src.ops.matmul import matmul
@@ -80,7 +80,7 @@ def solve(a, b):
     """``x`` with ``a @ x == b``."""
     a, b = _f(a), _f(b)
     if b.shape.rank == a.shape.rank - 1:
-        return ao.squeeze(ld.solve(a, ao.expand_dims(b, -1)), axis=[-1])
+        return array_shape.squeeze(ld.solve(a, array_shape.expand_dims(b, -1)), axis=[-1])
     return ld.solve(a, b)
 
 
@@ -90,7 +90,7 @@ def solve_triangular(a, b, lower=False):
     a, b = _f(a), _f(b)
     b = cast(b, a.dtype)
     if b.shape.rank == a.shape.rank - 1:
-        return ao.squeeze(ld.triangular_solve(a, ao.expand_dims(b, -1), lower=lower), axis=[-1])
+        return array_shape.squeeze(ld.triangular_solve(a, array_shape.expand_dims(b, -1), lower=lower), axis=[-1])
     return ld.triangular_solve(a, b, lower=lower)
 
 
@@ -174,7 +174,7 @@ def lu_factor(x):
     rows = [a[i] for i in range(n)]
     piv = []
     for k in range(n):
-        col = np.abs(np.asarray(ao.stack([rows[i][k] for i in range(k, n)], 0)))
+        col = np.abs(np.asarray(array_blocks.stack([rows[i][k] for i in range(k, n)], 0)))
         p = k + int(np.argmax(col))
         piv.append(p)
         rows[k], rows[p] = rows[p], rows[k]
@@ -186,7 +186,7 @@ def lu_factor(x):
             mask = np.zeros(n, bool)
             mask[k] = True
             rows[i] = where(convert(mask), mb.add(zeros_like(new), f), new)
-    return ao.stack(rows, 0), convert(np.argsort(perm).astype(np.int32))
+    return array_blocks.stack(rows, 0), convert(np.argsort(perm).astype(np.int32))
 
 
 @la_export("norm")
@@ -231,18 +231,18 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - Keras's name
         out = red(s, axis=r, keepdims=True)
     elif ord in ("nuc", 2, -2):
         keep = [i for i in range(nd) if i not in (r, c)]
-        xt = ao.transpose(x, keep + [r, c])
+        xt = array_shape.transpose(x, keep + [r, c])
         sv = ld.svd(xt, compute_uv=False)
         out = rd.reduce_sum(sv, axis=-1) if ord == "nuc" else (rd.reduce_max(sv, axis=-1) if ord == 2 else
                                                                 rd.reduce_min(sv, axis=-1))
         if keepdims:
             for a in sorted((r, c)):
-                out = ao.expand_dims(out, a)
+                out = array_shape.expand_dims(out, a)
         return out
     else:
         raise ValueError(f"Invalid `ord` argument for matrix norm. Received: ord={ord}")
     if not keepdims:
-        out = ao.squeeze(out, axis=[r, c])
+        out = array_shape.squeeze(out, axis=[r, c])
     return out
 
 

@@ -13,14 +13,14 @@ from tensorlet._src.framework.tensor import EagerTensor
 from tensorlet._src.keras.backend import floatx
 from tensorlet._src.keras.ops._dtypes import cast, convert
 from tensorlet._src.keras.ops.numpy_elementwise import export
-from tensorlet._src.ops import array_ops as ao
+from tensorlet._src.ops import array_blocks, array_shape
 from tensorlet._src.ops import math_binary as mb
 from tensorlet._src.ops import math_unary as mu
 from tensorlet._src.ops import reduce as rd
 from tensorlet._src.ops import segment as sg
-from tensorlet._src.ops.array_misc import size
+from tensorlet._src.ops.array_shape import size
 from tensorlet._src.ops.gather_scatter import gather
-from tensorlet._src.ops.math_extra import complex as _complex
+from tensorlet._src.ops.math_binary_fn import complex as _complex
 from tensorlet._src.ops.matmul import matmul
 from tensorlet._src.ops.scan_sort import in_top_k as _in_top_k, top_k as _top_k
 
@@ -72,7 +72,7 @@ def cdist(x, y):
         raise ValueError("`cdist` inputs must have rank >= 2")
     if x.shape[-1] != y.shape[-1]:
         raise ValueError("Last dimension of inputs to `cdist` must match")
-    d = mb.subtract(ao.expand_dims(x, -2), ao.expand_dims(y, -3))
+    d = mb.subtract(array_shape.expand_dims(x, -2), array_shape.expand_dims(y, -3))
     return mu.sqrt(rd.reduce_sum(mu.square(d), axis=-1))
 
 
@@ -162,13 +162,13 @@ def _fft_last(re, im, inverse=False):
 def matmul_last(x, m):
     """``x @ m`` over the last axis of any-rank ``x``."""
     shp = list(x.shape)
-    flat = ao.reshape(x, [-1, shp[-1]])
-    return ao.reshape(matmul(flat, m), [(-1 if d is None else d) for d in shp[:-1]] + [m.shape[-1]])
+    flat = array_shape.reshape(x, [-1, shp[-1]])
+    return array_shape.reshape(matmul(flat, m), [(-1 if d is None else d) for d in shp[:-1]] + [m.shape[-1]])
 
 
 def _swap_last2(x):
     nd = x.shape.rank
-    return ao.transpose(x, list(range(nd - 2)) + [nd - 1, nd - 2])
+    return array_shape.transpose(x, list(range(nd - 2)) + [nd - 1, nd - 2])
 
 
 @export("fft")
@@ -202,7 +202,7 @@ def _fit_last(x, n):
         return x
     if m > n:
         return x[..., :n]
-    return ao.pad(x, [[0, 0]] * (x.shape.rank - 1) + [[0, n - m]])
+    return array_blocks.pad(x, [[0, 0]] * (x.shape.rank - 1) + [[0, n - m]])
 
 
 @export("rfft")
@@ -264,7 +264,7 @@ def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=
     dt = x.dtype.as_numpy_dtype
     w = _window(window, sequence_length, dt)
     if center:
-        x = ao.pad(x, [[0, 0]] * (x.shape.rank - 1) + [[fft_length // 2, fft_length // 2]], mode="REFLECT")
+        x = array_blocks.pad(x, [[0, 0]] * (x.shape.rank - 1) + [[fft_length // 2, fft_length // 2]], mode="REFLECT")
     l_pad = (fft_length - sequence_length) // 2
     r_pad = fft_length - sequence_length - l_pad
     frames = extract_sequences(x, fft_length, sequence_stride)
@@ -294,9 +294,9 @@ def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="
     # overlap-add: out[t] = sum over frames f with t = f * step + i
     idx = (np.arange(nframes)[:, None] * sequence_stride + np.arange(fft_length)[None, :]).reshape(-1)
     lead = list(frames.shape[:-2])
-    flat = ao.reshape(frames, [-1, nframes * fft_length])
-    summed = sg.unsorted_segment_sum(ao.transpose(flat), convert(idx.astype(np.int32)), expected)
-    out = ao.reshape(ao.transpose(summed), [(-1 if d is None else d) for d in lead] + [expected])
+    flat = array_shape.reshape(frames, [-1, nframes * fft_length])
+    summed = sg.unsorted_segment_sum(array_shape.transpose(flat), convert(idx.astype(np.int32)), expected)
+    out = array_shape.reshape(array_shape.transpose(summed), [(-1 if d is None else d) for d in lead] + [expected])
     start = 0 if not center else fft_length // 2
     if length is not None:
         end = start + length
@@ -311,7 +311,7 @@ def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="
 def view_as_real(x):
     """A complex tensor as ``[..., 2]`` real pairs."""
     x = convert(x)
-    return ao.stack([mu.real(x), mu.imag(x)], -1)
+    return array_blocks.stack([mu.real(x), mu.imag(x)], -1)
 
 
 @export("view_as_complex")

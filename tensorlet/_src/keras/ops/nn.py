@@ -14,16 +14,17 @@ import numpy as np
 from tensorlet._src.keras.backend import epsilon as _epsilon, floatx, standardize_dtype
 from tensorlet._src.keras.ops._dtypes import cast, convert, result_type
 from tensorlet._src.keras.ops.numpy_elementwise import export
-from tensorlet._src.ops import array_ops as ao
+from tensorlet._src.ops import array_blocks, array_shape
 from tensorlet._src.ops import math_binary as mb
 from tensorlet._src.ops import math_unary as mu
 from tensorlet._src.ops import nn_activations as na
 from tensorlet._src.ops import reduce as rd
-from tensorlet._src.ops.array_extra import depth_to_space as _d2s, space_to_depth as _s2d
-from tensorlet._src.ops.array_misc import einsum, one_hot as _one_hot, where
+from tensorlet._src.ops.array_space import depth_to_space as _d2s, space_to_depth as _s2d
+from tensorlet._src.ops.math_einsum import einsum
+from tensorlet._src.ops.array_select import one_hot as _one_hot, where
 from tensorlet._src.ops.creation import range as _range, zeros_like
 from tensorlet._src.ops.gather_scatter import gather
-from tensorlet._src.ops.math_extra import clip_by_value
+from tensorlet._src.ops.math_clip import clip_by_value
 from tensorlet._src.ops.nn_conv import convolution as _convolution
 from tensorlet._src.ops.nn_conv_transpose import conv_transpose as _conv_transpose
 from tensorlet._src.ops.nn_conv_transpose import depthwise_conv2d as _depthwise, separable_conv2d as _separable
@@ -218,28 +219,28 @@ def glu(x, axis=-1):
     x = convert(x)
     if x.shape[axis] is not None and x.shape[axis] % 2:
         raise ValueError(f"axis size must be divisible by 2. Received: x.shape={x.shape} with axis={axis}")
-    a, b = ao.split(x, 2, axis=axis)
+    a, b = array_blocks.split(x, 2, axis=axis)
     return mb.multiply(a, mu.sigmoid(b))
 
 
 def _flat_axis(fn, x, axis):
     x = convert(x)
     if axis is None:
-        return ao.reshape(fn(ao.reshape(x, [-1]), 0), ao.shape(x) if hasattr(ao, "shape") else _shape_of(x))
+        return array_shape.reshape(fn(array_shape.reshape(x, [-1]), 0), _shape_of(x))
     if isinstance(axis, (tuple, list)):
         nd = x.shape.rank
         axes = sorted(a % nd for a in axis)
         keep = [i for i in range(nd) if i not in axes]
-        xt = ao.transpose(x, keep + axes)
+        xt = array_shape.transpose(x, keep + axes)
         shp = _shape_of(xt)
-        flat = ao.reshape(xt, [d for d in [x.shape[i] for i in keep]] + [-1])
-        r = ao.reshape(fn(flat, -1), shp)
-        return ao.transpose(r, [(keep + axes).index(i) for i in range(nd)])
+        flat = array_shape.reshape(xt, [d for d in [x.shape[i] for i in keep]] + [-1])
+        r = array_shape.reshape(fn(flat, -1), shp)
+        return array_shape.transpose(r, [(keep + axes).index(i) for i in range(nd)])
     return fn(x, axis)
 
 
 def _shape_of(x):
-    from tensorlet._src.ops.array_misc import shape
+    from tensorlet._src.ops.array_shape import shape
 
     return shape(x)
 
@@ -269,7 +270,7 @@ def sparsemax(x, axis=-1):
     cs = cumsum(z, axis=axis)
     shp = [1] * nd
     shp[axis] = -1
-    r = ao.reshape(cast(_range(1, x.shape[axis] + 1), x.dtype.name), shp)
+    r = array_shape.reshape(cast(_range(1, x.shape[axis] + 1), x.dtype.name), shp)
     support = mb.greater(mb.subtract(z, mb.divide(mb.subtract(cs, _const(1, x)), r)), _const(0, x))
     k = rd.reduce_sum(cast(support, x.dtype.name), axis=axis, keepdims=True)
     tau = mb.divide(mb.subtract(rd.reduce_sum(where(support, cs, zeros_like(cs)), axis=axis, keepdims=True),
@@ -316,8 +317,8 @@ def moments(x, axes, keepdims=False, synchronized=False):
     mean = rd.reduce_mean(x, axis=axes, keepdims=True)
     var = rd.reduce_mean(mu.square(mb.subtract(x, mean)), axis=axes, keepdims=True)
     if not keepdims:
-        mean = ao.squeeze(mean, axis=axes)
-        var = ao.squeeze(var, axis=axes)
+        mean = array_shape.squeeze(mean, axis=axes)
+        var = array_shape.squeeze(var, axis=axes)
     if orig in ("float16", "bfloat16"):
         lim = float(np.finfo(np.float16).max)
         mean = cast(clip_by_value(mean, -lim, lim), orig)
@@ -338,7 +339,7 @@ def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilo
         if axis % nd != nd - 1:
             shp = [1] * nd
             shp[axis] = -1
-            v = ao.reshape(v, shp)
+            v = array_shape.reshape(v, shp)
         return v
 
     m, v, o, s = shaped(mean), shaped(variance), shaped(offset), shaped(scale)
@@ -451,7 +452,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
         raise ValueError(f"Only axis=-1 is currently supported. Received: axis={axis}")
     t = cast(target, "int64")
     if len(t.shape) == len(o.shape) and t.shape[-1] == 1:
-        t = ao.squeeze(t, axis=[-1])
+        t = array_shape.squeeze(t, axis=[-1])
     oh = _one_hot(t, o.shape[-1], dtype=o.dtype)
     return categorical_crossentropy(oh, o, from_logits=from_logits)
 
@@ -473,14 +474,14 @@ def standardize_data_format(data_format):
 def _to_last(x, df):
     if df == "channels_first":
         nd = x.shape.rank
-        return ao.transpose(x, [0] + list(range(2, nd)) + [1])
+        return array_shape.transpose(x, [0] + list(range(2, nd)) + [1])
     return x
 
 
 def _from_last(x, df):
     if df == "channels_first":
         nd = x.shape.rank
-        return ao.transpose(x, [0, nd - 1] + list(range(1, nd - 1)))
+        return array_shape.transpose(x, [0, nd - 1] + list(range(1, nd - 1)))
     return x
 
 
@@ -509,12 +510,12 @@ def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
     x = _to_last(x, df)
     s, d = _tuple(strides, n), _tuple(dilation_rate, n)
     if n == 1:
-        x = ao.expand_dims(x, 1)
-        k = ao.expand_dims(k, 0)
+        x = array_shape.expand_dims(x, 1)
+        k = array_shape.expand_dims(k, 0)
         s, d = [1] + s, [1] + d
     y = _depthwise(x, k, strides=[1] + s + [1], padding=padding.upper(), dilations=d)
     if n == 1:
-        y = ao.squeeze(y, axis=[1])
+        y = array_shape.squeeze(y, axis=[1])
     return _from_last(y, df)
 
 
@@ -528,11 +529,11 @@ def separable_conv(inputs, depthwise_kernel, pointwise_kernel, strides=1, paddin
     x = _to_last(x, df)
     s, d = _tuple(strides, n), _tuple(dilation_rate, n)
     if n == 1:
-        x, dk, pk = ao.expand_dims(x, 1), ao.expand_dims(dk, 0), ao.expand_dims(pk, 0)
+        x, dk, pk = array_shape.expand_dims(x, 1), array_shape.expand_dims(dk, 0), array_shape.expand_dims(pk, 0)
         s, d = [1] + s, [1] + d
     y = _separable(x, dk, pk, strides=[1] + s + [1], padding=padding.upper(), dilations=d)
     if n == 1:
-        y = ao.squeeze(y, axis=[1])
+        y = array_shape.squeeze(y, axis=[1])
     return _from_last(y, df)
 
 
@@ -599,7 +600,7 @@ def _adaptive(red, inputs, output_size, data_format):
             sl = [slice(None)] * x.shape.rank
             sl[1 + i] = slice(lo, hi)
             pieces.append(red(x[tuple(sl)], axis=1 + i, keepdims=True))
-        x = ao.concat(pieces, 1 + i)
+        x = array_blocks.concat(pieces, 1 + i)
     return _from_last(x, df)
 
 
@@ -645,11 +646,11 @@ def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
     x = convert(x)
     nb, c, h, w = x.shape
     k, d, p, s = _tuple(kernel_size, 2), _tuple(dilation, 2), _tuple(padding, 2), _tuple(stride, 2)
-    xp = ao.pad(x, [[0, 0], [0, 0], [p[0], p[0]], [p[1], p[1]]])
-    flat = ao.reshape(xp, [-1 if nb is None else nb, c, -1])
+    xp = array_blocks.pad(x, [[0, 0], [0, 0], [p[0], p[0]], [p[1], p[1]]])
+    flat = array_shape.reshape(xp, [-1 if nb is None else nb, c, -1])
     idx, L = _unfold_index(h, w, k, d, p, s)  # [kh*kw, L]
-    g = gather(flat, ao.reshape(idx, [-1]), axis=2)
-    return ao.reshape(g, [-1 if nb is None else nb, c * k[0] * k[1], L])
+    g = gather(flat, array_shape.reshape(idx, [-1]), axis=2)
+    return array_shape.reshape(g, [-1 if nb is None else nb, c * k[0] * k[1], L])
 
 
 @nn_export("fold")
@@ -662,10 +663,10 @@ def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
     c = ckk // (k[0] * k[1])
     idx, _ = _unfold_index(h, w, k, d, p, s)
     hp, wp = h + 2 * p[0], w + 2 * p[1]
-    v = ao.reshape(x, [-1 if nb is None else nb, c, k[0] * k[1] * L])
-    v = ao.transpose(v, [2, 0, 1])
+    v = array_shape.reshape(x, [-1 if nb is None else nb, c, k[0] * k[1] * L])
+    v = array_shape.transpose(v, [2, 0, 1])
     summed = unsorted_segment_sum(v, convert(idx.reshape(-1)), hp * wp)
-    img = ao.reshape(ao.transpose(summed, [1, 2, 0]), [-1 if nb is None else nb, c, hp, wp])
+    img = array_shape.reshape(array_shape.transpose(summed, [1, 2, 0]), [-1 if nb is None else nb, c, hp, wp])
     return img[:, :, p[0]:p[0] + h, p[1]:p[1] + w]
 
 
@@ -691,8 +692,8 @@ def dot_product_attention(query, key, value, bias=None, mask=None, scale=None, i
     nq, nk = q.shape[2], k.shape[2]
     if nq is not None and nk is not None and nq > nk:
         rep = nq // nk
-        k = ao.repeat(k, rep, axis=2)
-        v = ao.repeat(v, rep, axis=2)
+        k = array_shape.repeat(k, rep, axis=2)
+        v = array_shape.repeat(v, rep, axis=2)
     scale = (1.0 / _math.sqrt(q.shape[-1])) if scale is None else scale
     ld = result_type(dt, "float32")
     logits = cast(einsum("BTNH,BSNH->BNTS", q, k), ld)
@@ -747,14 +748,15 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
         alpha = where(convert(first[:S]), emit[0], alpha)
         skip_t = convert(skip)
         for t in range(1, int(log_len[b])):
-            a1 = ao.concat([ao.reshape(neg, [1]), alpha[:-1]], 0)
-            a2 = ao.concat([ao.reshape(neg, [1]), ao.reshape(neg, [1]), alpha[:-2]], 0)[:S]
+            a1 = array_blocks.concat([array_shape.reshape(neg, [1]), alpha[:-1]], 0)
+            a2 = array_blocks.concat([array_shape.reshape(neg, [1]), array_shape.reshape(neg, [1]), alpha[:-2]], 0)[:S]
             a2 = where(skip_t, a2, mb.add(zeros_like(a2), neg))
-            stacked = ao.stack([alpha, a1, a2], 0)
+            stacked = array_blocks.stack([alpha, a1, a2], 0)
             alpha = mb.add(rd.reduce_logsumexp(stacked, axis=0), emit[t])
-        last = alpha[S - 1] if S == 1 else rd.reduce_logsumexp(ao.stack([alpha[S - 1], alpha[S - 2]], 0), axis=0)
+        last = (alpha[S - 1] if S == 1
+                else rd.reduce_logsumexp(array_blocks.stack([alpha[S - 1], alpha[S - 2]], 0), axis=0))
         losses.append(mu.negative(last))
-    return ao.stack(losses, 0)
+    return array_blocks.stack(losses, 0)
 
 
 @nn_export("ctc_decode")
@@ -781,6 +783,6 @@ def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_
                 seq.append(c)
             prev = c
         out[b, : len(seq)] = seq
-    return ao.reshape(convert(out), [1, B, T]), score
+    return array_shape.reshape(convert(out), [1, B, T]), score
 
 

@@ -14,11 +14,11 @@ import numpy as np
 from tensorlet._src.keras.backend import floatx, standardize_dtype
 from tensorlet._src.keras.ops._dtypes import cast, convert, dtype_of, result_type
 from tensorlet._src.keras.ops.numpy_elementwise import _alias, export
-from tensorlet._src.ops import array_ops as ao
+from tensorlet._src.ops import array_blocks, array_select, array_shape
 from tensorlet._src.ops import math_binary as mb
 from tensorlet._src.ops import reduce as rd
-from tensorlet._src.ops.array_misc import shape as _shape
-from tensorlet._src.ops.array_misc import where as _where
+from tensorlet._src.ops.array_shape import shape as _shape
+from tensorlet._src.ops.array_select import where as _where
 from tensorlet._src.ops.creation import eye as _eye, ones as _ones, range as _range
 from tensorlet._src.ops.creation import linspace as _linspace, meshgrid as _meshgrid
 from tensorlet._src.ops.creation import ones_like as _ones_like, zeros as _zeros, zeros_like as _zeros_like
@@ -63,7 +63,7 @@ def full(shape, fill_value, dtype=None):
     """A tensor of ``shape`` filled with ``fill_value``."""
     dtype = standardize_dtype(dtype or floatx())
     v = convert(fill_value, dtype)
-    return ao.broadcast_to(v, _shape_list(shape))
+    return array_shape.broadcast_to(v, _shape_list(shape))
 
 
 @export("zeros_like", "numpy")
@@ -233,7 +233,7 @@ def diag(x, k=0):
 @export("diagflat", "numpy")
 def diagflat(x, k=0):
     """A 2-D tensor with the flattened ``x`` on the ``k``-th diagonal."""
-    return diag(ao.reshape(convert(x), [-1]), k)
+    return diag(array_shape.reshape(convert(x), [-1]), k)
 
 
 @export("diagonal", "numpy")
@@ -262,19 +262,19 @@ def trace(x, offset=0, axis1=0, axis2=1):
 @export("reshape", "numpy")
 def reshape(x, newshape):
     """``x`` with a new shape (one dim may be -1)."""
-    return ao.reshape(convert(x), _shape_list(newshape))
+    return array_shape.reshape(convert(x), _shape_list(newshape))
 
 
 @export("ravel", "numpy")
 def ravel(x):
     """``x`` flattened to 1-D."""
-    return ao.reshape(convert(x), [-1])
+    return array_shape.reshape(convert(x), [-1])
 
 
 @export("transpose", "numpy")
 def transpose(x, axes=None):
     """``x`` with its axes permuted (reversed by default)."""
-    return ao.transpose(convert(x), perm=None if axes is None else list(axes))
+    return array_shape.transpose(convert(x), perm=None if axes is None else list(axes))
 
 
 @export("expand_dims", "numpy")
@@ -284,7 +284,7 @@ def expand_dims(x, axis):
     axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
     out_nd = _nd(x) + len(axes)
     for a in sorted(int(a) % out_nd for a in axes):
-        x = ao.expand_dims(x, a)
+        x = array_shape.expand_dims(x, a)
     return x
 
 
@@ -293,12 +293,12 @@ def squeeze(x, axis=None):
     """``x`` without size-1 axes (or just ``axis``)."""
     x = convert(x)
     if axis is None:
-        return ao.squeeze(x)
+        return array_shape.squeeze(x)
     axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
     for a in axes:
         if x.shape[a] is not None and x.shape[a] != 1:
             raise ValueError(f"Cannot squeeze axis {a}, because the dimension is not 1.")
-    return ao.squeeze(x, axis=axes)
+    return array_shape.squeeze(x, axis=axes)
 
 
 @export("moveaxis", "numpy")
@@ -311,7 +311,7 @@ def moveaxis(x, source, destination):
     order = [i for i in builtins.range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
-    return ao.transpose(x, order)
+    return array_shape.transpose(x, order)
 
 
 @export("swapaxes", "numpy")
@@ -322,13 +322,13 @@ def swapaxes(x, axis1, axis2):
     perm = list(builtins.range(nd))
     a, b = int(axis1) % nd, int(axis2) % nd
     perm[a], perm[b] = perm[b], perm[a]
-    return ao.transpose(x, perm)
+    return array_shape.transpose(x, perm)
 
 
 @export("broadcast_to", "numpy")
 def broadcast_to(x, shape):
     """``x`` broadcast to ``shape``."""
-    return ao.broadcast_to(convert(x), _shape_list(shape))
+    return array_shape.broadcast_to(convert(x), _shape_list(shape))
 
 
 @export("tile", "numpy")
@@ -338,14 +338,14 @@ def tile(x, repeats):
     reps = [repeats] if isinstance(repeats, int) else [int(r) for r in repeats]
     reps = [1] * (_nd(x) - len(reps)) + reps
     while len(reps) > _nd(x):
-        x = ao.expand_dims(x, 0)
-    return ao.tile(x, reps)
+        x = array_shape.expand_dims(x, 0)
+    return array_shape.tile(x, reps)
 
 
 @export("repeat", "numpy")
 def repeat(x, repeats, axis=None):
     """Each element repeated ``repeats`` times (flattened when ``axis`` is None)."""
-    return ao.repeat(convert(x), repeats, axis=axis)
+    return array_shape.repeat(convert(x), repeats, axis=axis)
 
 
 @export("flip", "numpy")
@@ -354,7 +354,7 @@ def flip(x, axis=None):
     x = convert(x)
     axes = list(builtins.range(_nd(x))) if axis is None else (list(axis) if isinstance(axis, (list, tuple))
                                                                 else [axis])
-    return ao.reverse(x, axes)
+    return array_select.reverse(x, axes)
 
 
 @export("fliplr", "numpy")
@@ -384,17 +384,17 @@ def rot90(array, k=1, axes=(0, 1)):
     nd = _nd(x)
     axes = tuple(a % nd for a in axes)
     perm = [i for i in builtins.range(nd) if i not in axes] + list(axes)
-    x = ao.transpose(x, perm)
+    x = array_shape.transpose(x, perm)
     lead = [(-1 if d is None else d) for d in x.shape[:-2]]
     h, w = x.shape[-2], x.shape[-1]
-    a = ao.transpose(ao.reverse(ao.reshape(x, [-1, h, w]), [2]), [0, 2, 1])
+    a = array_shape.transpose(array_select.reverse(array_shape.reshape(x, [-1, h, w]), [2]), [0, 2, 1])
     fh, fw = (w, h) if k % 2 else (h, w)
     if k > 1:
-        a = ao.reshape(a, [-1, fh, fw])
+        a = array_shape.reshape(a, [-1, fh, fw])
         for _ in builtins.range(k - 1):
-            a = ao.transpose(ao.reverse(a, [2]), [0, 2, 1])
-    a = ao.reshape(a, lead + [fh, fw])
-    return ao.transpose(a, [perm.index(i) for i in builtins.range(nd)])
+            a = array_shape.transpose(array_select.reverse(a, [2]), [0, 2, 1])
+    a = array_shape.reshape(a, lead + [fh, fw])
+    return array_shape.transpose(a, [perm.index(i) for i in builtins.range(nd)])
 
 
 @export("roll", "numpy")
@@ -402,8 +402,8 @@ def roll(x, shift, axis=None):
     """Elements shifted cyclically along ``axis`` (of the flattened ``x`` when None)."""
     x = convert(x)
     if axis is None:
-        return ao.reshape(ao.roll(ao.reshape(x, [-1]), shift, 0), _shape(x))
-    return ao.roll(x, shift, axis)
+        return array_shape.reshape(array_select.roll(array_shape.reshape(x, [-1]), shift, 0), _shape(x))
+    return array_select.roll(x, shift, axis)
 
 
 @export("pad", "numpy")
@@ -421,7 +421,7 @@ def pad(x, pad_width, mode="constant", constant_values=None):
     elif pw.shape[0] == 1 and _nd(x) > 1:
         pw = np.tile(pw, (_nd(x), 1))
     kwargs = {} if constant_values is None else {"constant_values": constant_values}
-    return ao.pad(x, pw.tolist(), mode.upper(), **kwargs)
+    return array_blocks.pad(x, pw.tolist(), mode.upper(), **kwargs)
 
 
 # ---- joining and splitting ---------------------------------------------------------------------------------------
@@ -441,8 +441,8 @@ def concatenate(xs, axis=0):
     """The tensors joined along ``axis`` (promoted to one dtype)."""
     xs = _same(xs)
     if axis is None:
-        return ao.concat([ao.reshape(v, [-1]) for v in xs], 0)
-    return ao.concat(xs, axis)
+        return array_blocks.concat([array_shape.reshape(v, [-1]) for v in xs], 0)
+    return array_blocks.concat(xs, axis)
 
 
 @export("append", "numpy")
@@ -454,20 +454,20 @@ def append(x1, x2, axis=None):
 @export("stack", "numpy")
 def stack(x, axis=0):
     """The tensors stacked along a new ``axis``."""
-    return ao.stack(_same(x, weak=True), axis=axis)
+    return array_blocks.stack(_same(x, weak=True), axis=axis)
 
 
 @export("hstack", "numpy")
 def hstack(xs):
     """Stacked horizontally (axis 1, or 0 for 1-D)."""
     xs = _same(xs, weak=True)
-    return ao.concat(xs, 0 if _nd(xs[0]) == 1 else 1)
+    return array_blocks.concat(xs, 0 if _nd(xs[0]) == 1 else 1)
 
 
 @export("vstack", "numpy")
 def vstack(xs):
     """Concatenated along axis 0 (1-D inputs too, as Keras's TF backend does)."""
-    return ao.concat(_same(xs, weak=True), 0)
+    return array_blocks.concat(_same(xs, weak=True), 0)
 
 
 @export("dstack", "numpy")
@@ -476,13 +476,13 @@ def dstack(xs):
     out = []
     for v in _same(xs):
         if _nd(v) == 0:
-            v = ao.reshape(v, [1, 1, 1])
+            v = array_shape.reshape(v, [1, 1, 1])
         elif _nd(v) == 1:
-            v = ao.reshape(v, [1, -1, 1])
+            v = array_shape.reshape(v, [1, -1, 1])
         elif _nd(v) == 2:
-            v = ao.expand_dims(v, -1)
+            v = array_shape.expand_dims(v, -1)
         out.append(v)
-    return ao.concat(out, 2)
+    return array_blocks.concat(out, 2)
 
 
 @export("split", "numpy")
@@ -490,11 +490,11 @@ def split(x, indices_or_sections, axis=0):
     """``x`` split into equal sections, or at the given indices."""
     x = convert(x)
     if isinstance(indices_or_sections, int):
-        return ao.split(x, indices_or_sections, axis=axis)
+        return array_blocks.split(x, indices_or_sections, axis=axis)
     total = x.shape[axis]
     idx = [int(i) for i in indices_or_sections]
     bounds = [0] + idx + [total]
-    return ao.split(x, [bounds[i + 1] - bounds[i] for i in builtins.range(len(bounds) - 1)], axis=axis)
+    return array_blocks.split(x, [bounds[i + 1] - bounds[i] for i in builtins.range(len(bounds) - 1)], axis=axis)
 
 
 @export("array_split", "numpy")
@@ -504,7 +504,7 @@ def array_split(x, indices_or_sections, axis=0):
     total = x.shape[axis]
     n = int(indices_or_sections)
     avg, rem = divmod(total, n)
-    return ao.split(x, [avg + 1] * rem + [avg] * (n - rem), axis=axis)
+    return array_blocks.split(x, [avg + 1] * rem + [avg] * (n - rem), axis=axis)
 
 
 def _split_along(axis, min_rank):
@@ -526,7 +526,7 @@ dsplit = _alias("dsplit", _split_along(2, 3))
 @export("unstack", "numpy")
 def unstack(x, num=None, axis=0):
     """The slices of ``x`` along ``axis`` as a list."""
-    return ao.unstack(convert(x), num=num, axis=axis)
+    return array_blocks.unstack(convert(x), num=num, axis=axis)
 
 
 # ---- indexing ----------------------------------------------------------------------------------------------------
@@ -537,7 +537,7 @@ def take(x, indices, axis=None):
     """Elements of ``x`` at ``indices`` along ``axis`` (negative indices count from the end)."""
     x = convert(x)
     if axis is None:
-        x, axis = ao.reshape(x, [-1]), 0
+        x, axis = array_shape.reshape(x, [-1]), 0
     idx = convert(indices)
     if not idx.dtype.is_integer:
         idx = cast(idx, "int32")
@@ -554,18 +554,18 @@ def take_along_axis(x, indices, axis=None):
     if not idx.dtype.is_integer:
         idx = cast(idx, "int32")
     if axis is None:
-        return take_along_axis(ao.reshape(x, [-1]), idx, 0)
+        return take_along_axis(array_shape.reshape(x, [-1]), idx, 0)
     nd = _nd(x)
     axis = int(axis) % nd
     xs, is_ = list(x.shape), list(idx.shape)
     bshape = [builtins.max(a, b) if i != axis else None for i, (a, b) in enumerate(zip(xs, is_))]
-    xb = ao.broadcast_to(x, [xs[i] if i == axis else bshape[i] for i in builtins.range(nd)])
-    ib = ao.broadcast_to(idx, [is_[i] if i == axis else bshape[i] for i in builtins.range(nd)])
+    xb = array_shape.broadcast_to(x, [xs[i] if i == axis else bshape[i] for i in builtins.range(nd)])
+    ib = array_shape.broadcast_to(idx, [is_[i] if i == axis else bshape[i] for i in builtins.range(nd)])
     n = mb.cast(xs[axis], ib.dtype)
     ib = _where(mb.less(ib, mb.cast(0, ib.dtype)), mb.add(ib, n), ib)
     perm = [i for i in builtins.range(nd) if i != axis] + [axis]
-    out = gather(ao.transpose(xb, perm), ao.transpose(ib, perm), axis=-1, batch_dims=nd - 1)
-    return ao.transpose(out, [perm.index(i) for i in builtins.range(nd)])
+    out = gather(array_shape.transpose(xb, perm), array_shape.transpose(ib, perm), axis=-1, batch_dims=nd - 1)
+    return array_shape.transpose(out, [perm.index(i) for i in builtins.range(nd)])
 
 
 @export("where", "numpy")
@@ -585,7 +585,7 @@ def nonzero(x):
     """A tuple of index tensors, one per axis, of the non-zero elements (int32)."""
     x = cast(x, "bool")
     idx = cast(_where(x), "int32")
-    return tuple(ao.unstack(idx, num=_nd(x), axis=1))
+    return tuple(array_blocks.unstack(idx, num=_nd(x), axis=1))
 
 
 @export("select", "numpy")
@@ -604,10 +604,10 @@ def isin(x1, x2, assume_unique=False, invert=False):
     a, b = convert(x1), convert(x2)
     dt = result_type(a.dtype.name, b.dtype.name)
     a, b = cast(a, dt), cast(b, dt)
-    hit = rd.reduce_any(mb.equal(ao.reshape(a, [-1, 1]), ao.reshape(b, [1, -1])), axis=1)
+    hit = rd.reduce_any(mb.equal(array_shape.reshape(a, [-1, 1]), array_shape.reshape(b, [1, -1])), axis=1)
     if invert:
         hit = mb.logical_not(hit)
-    return ao.reshape(hit, _shape(a))
+    return array_shape.reshape(hit, _shape(a))
 
 
 @export("unravel_index", "numpy")
@@ -631,7 +631,7 @@ def unique(x, sorted=True, return_index=False, return_inverse=False, return_coun
     x = convert(x)
     if axis is not None:
         raise NotImplementedError("keras.ops.unique(axis=...) is not supported by tensorlet yet")
-    flat = ao.reshape(x, [-1])
+    flat = array_shape.reshape(x, [-1])
     y, inv, counts = _unique_counts(flat)
     if sorted:
         order = _argsort_stable(y)
@@ -643,8 +643,8 @@ def unique(x, sorted=True, return_index=False, return_inverse=False, return_coun
         n = y.shape[0]
         if n < size:
             fv = y[0] if fill_value is None else convert(fill_value, y.dtype)
-            y = ao.concat([y, mb.add(_zeros([size - n], dtype=y.dtype), fv)], 0)
-            counts = ao.concat([counts, _zeros([size - n], dtype=counts.dtype)], 0)
+            y = array_blocks.concat([y, mb.add(_zeros([size - n], dtype=y.dtype), fv)], 0)
+            counts = array_blocks.concat([counts, _zeros([size - n], dtype=counts.dtype)], 0)
         else:
             y, counts = y[:size], counts[:size]
     out = [y]
@@ -654,7 +654,7 @@ def unique(x, sorted=True, return_index=False, return_inverse=False, return_coun
         first = unsorted_segment_min(_range(flat.shape[0]), inv, y.shape[0])
         out.append(first)
     if return_inverse:
-        out.append(ao.reshape(inv, _shape(x)))
+        out.append(array_shape.reshape(inv, _shape(x)))
     if return_counts:
         out.append(counts)
     return out[0] if len(out) == 1 else tuple(out)
@@ -681,7 +681,7 @@ def ndim(x):
 @export("size", "numpy")
 def size(x):
     """The number of elements (an int32 tensor)."""
-    from tensorlet._src.ops.array_misc import size as _size
+    from tensorlet._src.ops.array_shape import size as _size
 
     return _size(convert(x), out_type="int32")
 
@@ -689,7 +689,7 @@ def size(x):
 @export("copy", "numpy")
 def copy(x):
     """A copy of ``x``."""
-    from tensorlet._src.ops.array_misc import identity
+    from tensorlet._src.ops.array_identity import identity
 
     return identity(convert(x))
 
@@ -708,10 +708,10 @@ def view(x, dtype=None):
     if old_size > new_size:
         r = mb.bitcast(x, new)
         shp = list(x.shape[:-1]) + [x.shape[-1] * (old_size // new_size)] if _nd(x) else [old_size // new_size]
-        return ao.reshape(r, shp)
+        return array_shape.reshape(r, shp)
     ratio = new_size // old_size
     shp = list(x.shape[:-1]) + [x.shape[-1] // ratio, ratio]
-    return mb.bitcast(ao.reshape(x, shp), new)
+    return mb.bitcast(array_shape.reshape(x, shp), new)
 
 
 def _np_dtype(name):

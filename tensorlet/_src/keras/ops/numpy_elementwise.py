@@ -19,9 +19,10 @@ from tensorlet._src.keras.backend import floatx, standardize_dtype
 from tensorlet._src.keras.ops._dtypes import cast, convert, dtype_of, float_of, promote, result_type
 from tensorlet._src.ops import math_binary as mb
 from tensorlet._src.ops import math_unary as mu
-from tensorlet._src.ops.array_misc import where as _where
+from tensorlet._src.ops.array_select import where as _where
 from tensorlet._src.ops.creation import ones_like as _ones_like, zeros_like as _zeros_like
-from tensorlet._src.ops.math_extra import atan2 as _atan2, clip_by_value as _clip, complex as _complex
+from tensorlet._src.ops.math_binary_fn import atan2 as _atan2, complex as _complex
+from tensorlet._src.ops.math_clip import clip_by_value as _clip
 from tensorlet._src.ops.math_special import bessel_i0 as _i0, nextafter as _nextafter
 from tensorlet._src.ops.reduce import reduce_all, reduce_any
 from tensorlet._src.ops.registry import tf_export

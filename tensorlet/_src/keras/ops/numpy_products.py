@@ -14,10 +14,10 @@ from tensorlet._src.keras.backend import floatx
 from tensorlet._src.keras.ops._dtypes import cast, convert, result_type
 from tensorlet._src.keras.ops.numpy_array import _nd, moveaxis
 from tensorlet._src.keras.ops.numpy_elementwise import export
-from tensorlet._src.ops import array_ops as ao
+from tensorlet._src.ops import array_blocks, array_shape
 from tensorlet._src.ops import math_binary as mb
 from tensorlet._src.ops import reduce as rd
-from tensorlet._src.ops.array_misc import einsum as _einsum, tensordot as _tensordot
+from tensorlet._src.ops.math_einsum import einsum as _einsum, tensordot as _tensordot
 from tensorlet._src.ops.creation import range as _range
 from tensorlet._src.ops.gather_scatter import gather
 from tensorlet._src.ops.matmul import matmul as _matmul
@@ -38,9 +38,9 @@ def matmul(x1, x2):
     if _nd(a) == 1 and _nd(b) == 1:
         r = rd.reduce_sum(mb.multiply(a, b))
     elif _nd(a) == 1:
-        r = ao.squeeze(_matmul(ao.expand_dims(a, 0), b), axis=[-2])
+        r = array_shape.squeeze(_matmul(array_shape.expand_dims(a, 0), b), axis=[-2])
     elif _nd(b) == 1:
-        r = ao.squeeze(_matmul(a, ao.expand_dims(b, -1)), axis=[-1])
+        r = array_shape.squeeze(_matmul(a, array_shape.expand_dims(b, -1)), axis=[-1])
     else:
         r = _matmul(a, b)
     return cast(r, out)
@@ -70,7 +70,7 @@ def vdot(x1, x2):
     a, b = convert(x1), convert(x2)
     out = result_type(a.dtype.name, b.dtype.name)
     compute = result_type(out, float)
-    a, b = cast(ao.reshape(a, [-1]), compute), cast(ao.reshape(b, [-1]), compute)
+    a, b = cast(array_shape.reshape(a, [-1]), compute), cast(array_shape.reshape(b, [-1]), compute)
     if a.dtype.is_complex:
         a = conj(a)
     return cast(rd.reduce_sum(mb.multiply(a, b)), out)
@@ -95,7 +95,7 @@ def outer(x1, x2):
     """Outer product of the flattened inputs."""
     a, b = convert(x1), convert(x2)
     dt = result_type(a.dtype.name, b.dtype.name)
-    return mb.multiply(ao.reshape(cast(a, dt), [-1, 1]), ao.reshape(cast(b, dt), [-1]))
+    return mb.multiply(array_shape.reshape(cast(a, dt), [-1, 1]), array_shape.reshape(cast(b, dt), [-1]))
 
 
 @export("tensordot", "numpy")
@@ -130,12 +130,12 @@ def kron(x1, x2):
     dt = result_type(a.dtype.name, b.dtype.name)
     a, b = cast(a, dt), cast(b, dt)
     nd = builtins.max(_nd(a), _nd(b))
-    a = ao.reshape(a, [1] * (nd - _nd(a)) + list(a.shape))
-    b = ao.reshape(b, [1] * (nd - _nd(b)) + list(b.shape))
+    a = array_shape.reshape(a, [1] * (nd - _nd(a)) + list(a.shape))
+    b = array_shape.reshape(b, [1] * (nd - _nd(b)) + list(b.shape))
     sa, sb = list(a.shape), list(b.shape)
-    ae = ao.reshape(a, [d for s in sa for d in (s, 1)])
-    be = ao.reshape(b, [d for s in sb for d in (1, s)])
-    return ao.reshape(mb.multiply(ae, be), [p * q for p, q in zip(sa, sb)])
+    ae = array_shape.reshape(a, [d for s in sa for d in (s, 1)])
+    be = array_shape.reshape(b, [d for s in sb for d in (1, s)])
+    return array_shape.reshape(mb.multiply(ae, be), [p * q for p, q in zip(sa, sb)])
 
 
 @export("cross", "numpy")
@@ -149,14 +149,14 @@ def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
     a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
     two = a.shape[-1] == 2 and b.shape[-1] == 2
     if a.shape[-1] == 2:
-        a = ao.pad(a, [[0, 0]] * (_nd(a) - 1) + [[0, 1]])
+        a = array_blocks.pad(a, [[0, 0]] * (_nd(a) - 1) + [[0, 1]])
     if b.shape[-1] == 2:
-        b = ao.pad(b, [[0, 0]] * (_nd(b) - 1) + [[0, 1]])
-    a0, a1, a2 = ao.unstack(a, 3, -1)
-    b0, b1, b2 = ao.unstack(b, 3, -1)
-    c = ao.stack([mb.subtract(mb.multiply(a1, b2), mb.multiply(a2, b1)),
-                  mb.subtract(mb.multiply(a2, b0), mb.multiply(a0, b2)),
-                  mb.subtract(mb.multiply(a0, b1), mb.multiply(a1, b0))], -1)
+        b = array_blocks.pad(b, [[0, 0]] * (_nd(b) - 1) + [[0, 1]])
+    a0, a1, a2 = array_blocks.unstack(a, 3, -1)
+    b0, b1, b2 = array_blocks.unstack(b, 3, -1)
+    c = array_blocks.stack([mb.subtract(mb.multiply(a1, b2), mb.multiply(a2, b1)),
+                            mb.subtract(mb.multiply(a2, b0), mb.multiply(a0, b2)),
+                            mb.subtract(mb.multiply(a0, b1), mb.multiply(a1, b0))], -1)
     if two:
         return c[..., 2]
     return moveaxis(c, -1, axisc)
@@ -170,7 +170,7 @@ def correlate(x1, x2, mode="valid"):
     dt = "float64" if dt == "int64" else dt if dt in ("bfloat16", "float16", "float64") else "float32"
     a, b = cast(a, dt), cast(b, dt)
     n, m = a.shape[0], b.shape[0]
-    full_a = ao.pad(a, [[m - 1, m - 1]])
+    full_a = array_blocks.pad(a, [[m - 1, m - 1]])
     L = n + m - 1
     idx = _range(L)[:, None] + _range(m)[None, :]
     full = rd.reduce_sum(mb.multiply(gather(full_a, idx), b[None, :]), axis=1)

@@ -16,8 +16,9 @@ from tensorlet._src.keras.ops.numpy_elementwise import _alias, export
 from tensorlet._src.ops import math_binary as mb
 from tensorlet._src.ops import math_unary as mu
 from tensorlet._src.ops import reduce as rd
-from tensorlet._src.ops.array_misc import shape as _shape, where as _where
-from tensorlet._src.ops.array_ops import concat, expand_dims, reshape, transpose
+from tensorlet._src.ops.array_shape import shape as _shape, expand_dims, reshape, transpose
+from tensorlet._src.ops.array_select import where as _where
+from tensorlet._src.ops.array_blocks import concat
 from tensorlet._src.ops.creation import ones_like, range as _range, zeros_like
 from tensorlet._src.ops.gather_scatter import gather, scatter_nd
 from tensorlet._src.ops.scan_sort import argsort as _argsort, cumprod as _cumprod, cumsum as _cumsum

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from tensorlet._src.ops import math_binary
 from tensorlet._src.ops import math_unary
-from tensorlet._src.ops.array_ops import expand_dims
+from tensorlet._src.ops.array_shape import expand_dims
 from tensorlet._src.ops.gather_scatter import (
     gather, tensor_scatter_nd_add, tensor_scatter_nd_sub, tensor_scatter_nd_update,
 )

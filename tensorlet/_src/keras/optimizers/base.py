@@ -25,11 +25,11 @@ from tensorlet._src.graph import control_flow
 from tensorlet._src.framework import variables as _variables
 from tensorlet._src.framework.context import init_scope
 from tensorlet._src.framework.tensor import constant
-from tensorlet._src.ops.array_misc import where
-from tensorlet._src.ops.array_ops import stack
+from tensorlet._src.ops.array_select import where
+from tensorlet._src.ops.array_blocks import stack
 from tensorlet._src.ops.creation import zeros, zeros_like
 from tensorlet._src.ops.math_binary import cast, equal, maximum, minimum, not_equal
-from tensorlet._src.ops.math_extra import clip_by_norm, clip_by_value
+from tensorlet._src.ops.math_clip import clip_by_norm, clip_by_value
 from tensorlet._src.ops.math_unary import sqrt, square
 from tensorlet._src.ops.reduce import reduce_sum
 from tensorlet._src.framework import module as _module

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tensorlet._src.ops import math_binary
 from tensorlet._src.ops.math_binary import cast
-from tensorlet._src.ops.math_extra import clip_by_value
+from tensorlet._src.ops.math_clip import clip_by_value
 from tensorlet._src.keras.optimizers import _sparse as S
 from tensorlet._src.keras.optimizers.base import Optimizer
 from tensorlet._src.ops.registry import tf_export

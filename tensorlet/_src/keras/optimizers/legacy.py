@@ -19,14 +19,15 @@ import inspect
 from tensorlet._src.autodiff.tape import GradientTape
 from tensorlet._src.framework.context import init_scope
 from tensorlet._src.framework.tensor import constant
-from tensorlet._src.ops import array_misc
+from tensorlet._src.ops import array_shape
 from tensorlet._src.ops import math_binary
 from tensorlet._src.ops import math_unary
 from tensorlet._src.ops import segment
-from tensorlet._src.ops.array_misc import identity, where
+from tensorlet._src.ops.array_identity import identity
+from tensorlet._src.ops.array_select import where
 from tensorlet._src.ops.creation import fill, zeros_like
 from tensorlet._src.ops.math_binary import cast, maximum
-from tensorlet._src.ops.math_extra import clip_by_global_norm, clip_by_norm, clip_by_value
+from tensorlet._src.ops.math_clip import clip_by_global_norm, clip_by_norm, clip_by_value
 from tensorlet._src.ops.math_unary import sign, sqrt, square
 from tensorlet._src.ops.segment import unsorted_segment_sum
 from tensorlet._src.keras import backend
@@ -282,7 +283,7 @@ class Optimizer:
 
     def _resource_apply_sparse_duplicate_indices(self, grad, handle, indices, **kwargs):
         unique, positions = segment.unique(indices)
-        summed = unsorted_segment_sum(grad, positions, array_misc.shape(unique)[0])
+        summed = unsorted_segment_sum(grad, positions, array_shape.shape(unique)[0])
         return self._resource_apply_sparse(summed, handle, unique, **kwargs)
 
     def _clip(self, grads):

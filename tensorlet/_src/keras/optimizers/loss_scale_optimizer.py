@@ -9,7 +9,7 @@ and halves the scale when any gradient is not finite, and doubles it after ``dyn
 from __future__ import annotations
 
 from tensorlet._src.framework.tensor import constant
-from tensorlet._src.ops.array_ops import stack
+from tensorlet._src.ops.array_blocks import stack
 from tensorlet._src.ops.math_binary import cast, equal
 from tensorlet._src.ops.math_unary import is_finite
 from tensorlet._src.ops.reduce import reduce_all

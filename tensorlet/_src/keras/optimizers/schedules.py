@@ -11,7 +11,7 @@ import math
 
 from tensorlet._src.framework.tensor import constant, convert_to_tensor
 from tensorlet._src.ops import math_binary
-from tensorlet._src.ops.array_misc import where
+from tensorlet._src.ops.array_select import where
 from tensorlet._src.ops.creation import ones_like, zeros
 from tensorlet._src.ops.math_binary import cast, equal, greater, less, less_equal, logical_and, minimum
 from tensorlet._src.ops.math_unary import ceil, cos, floor, log

@@ -33,8 +33,17 @@ def _check_name(name):
         raise ValueError(f"Invalid .keras archive: member name {name!r} is not a plain relative path")
 
 
+MAX_ASSET_BYTES = 1 << 30  # one asset file (a vocabulary) at most 1 GiB
+
+
 def read_archive(source, what="the .keras file"):
     """``(config_bytes, metadata_bytes or None, weights_bytes)`` of a ``.keras`` archive (path or file object)."""
+    return read_archive_with_assets(source, what)[:3]
+
+
+def read_archive_with_assets(source, what="the .keras file"):
+    """``read_archive`` plus ``{path under assets/: bytes}`` of the archive's asset files (Keras writes the
+    vocabularies of its lookup layers there, e.g. ``layers/string_lookup/vocabulary.txt``)."""
     try:
         zf = zipfile.ZipFile(source, "r")
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError) as e:
@@ -72,7 +81,9 @@ def read_archive(source, what="the .keras file"):
         config = _read(zf, CONFIG, MAX_JSON_BYTES)
         metadata = _read(zf, METADATA, MAX_JSON_BYTES) if METADATA in names else None
         weights = _read(zf, WEIGHTS, MAX_TOTAL_BYTES)
-    return config, metadata, weights
+        assets = {n[len(ASSETS):]: _read(zf, n, MAX_ASSET_BYTES) for n in sorted(names)
+                  if n.startswith(ASSETS) and not n.endswith("/")}
+    return config, metadata, weights, assets
 
 
 def _read(zf, name, limit):

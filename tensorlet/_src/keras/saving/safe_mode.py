@@ -48,6 +48,12 @@ NON_MODELING_APIS = frozenset((
     "keras.utils.register_keras_serializable", "keras.utils.save_img", "keras.utils.serialize_keras_object",
     "keras.utils.text_dataset_from_directory", "keras.utils.timeseries_dataset_from_array",
 ))
+# modelling classes Keras exports outside the modelling families (``keras.utils.FeatureSpace`` is a layer)
+_UTILS_CLASSES = frozenset(("FeatureSpace",))
+# plain data holders nested in a FeatureSpace config (FeatureSpace.from_config rebuilds them itself, from their
+# checked fields only)
+_FEATURE_SPACE_PARTS = frozenset((("keras.src.layers.preprocessing.feature_space", "Feature"),
+                                  ("keras.src.layers.preprocessing.feature_space", "Cross")))
 # layers that read a file or directory named in their config
 _FILE_READING_LAYERS = frozenset(("TFSMLayer",))
 _VOCABULARY_LAYERS = frozenset(("StringLookup", "IntegerLookup", "TextVectorization"))
@@ -192,6 +198,9 @@ def _resolve_keras_class(family_path, family, name):
             if obj is not None:
                 return obj, pub.rsplit(".", 1)[0], target
         family_path = family  # e.g. keras.src.models.<x> naming something else
+    if family == "utils" and name in _UTILS_CLASSES:
+        obj = _export_obj(f"keras.utils.{name}")
+        return obj, ("keras.utils" if obj is not None else None), name
     if family not in CLASS_FAMILIES and family != "models":
         return None, None, name
     for pub in (f"keras.{family_path}.{name}", f"keras.{family}.{name}"):
@@ -381,6 +390,8 @@ class _Checker:
                 out["config"] = self.check_lambda(out["config"], depth)
             return self._rest(out, depth)
         label = self._label(module, class_name)
+        if (module, class_name) in _FEATURE_SPACE_PARTS and registered in (None, class_name):
+            return self._rest(out, depth)
         fam = _keras_family(module)
         if fam is not None:
             obj, public_module, target = _resolve_keras_class(fam[0], fam[1], class_name)
@@ -397,7 +408,8 @@ class _Checker:
             if self.safe:
                 _refuse_unregistered("class", class_name, module)
         if self.safe:
-            if fam is not None and fam[1] not in CLASS_FAMILIES and fam[0] != "":
+            if fam is not None and fam[1] not in CLASS_FAMILIES and fam[0] != "" and \
+                    not (fam[1] == "utils" and class_name in _UTILS_CLASSES):
                 _refuse(f"the class {label}", f"`keras.{fam[0]}` is not a modelling module")
             if obj is None:  # fail closed: never let the deserializer search further
                 raise TypeError(f"Could not locate class '{class_name}'. Make sure custom classes are decorated with "

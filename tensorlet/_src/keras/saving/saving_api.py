@@ -325,14 +325,14 @@ def _build_optimizer(model, h5file):
 
 
 def _load_keras_archive(source, custom_objects, do_compile, safe_mode, what):
-    config_b, meta_b, weights_b = _zip.read_archive(source, what)
+    config_b, meta_b, weights_b, assets = _zip.read_archive_with_assets(source, what)
     if meta_b is not None:
         _zip.parse_json(meta_b, "metadata.json")
     config = _zip.parse_json(config_b, "config.json")
-    return _model_with_weights(config, weights_b, custom_objects, do_compile, safe_mode)
+    return _model_with_weights(config, weights_b, custom_objects, do_compile, safe_mode, assets)
 
 
-def _model_with_weights(config, weights_b, custom_objects, do_compile, safe_mode):
+def _model_with_weights(config, weights_b, custom_objects, do_compile, safe_mode, assets=None):
     if not do_compile:
         config = dict(config)
         config["compile_config"] = None
@@ -342,6 +342,8 @@ def _model_with_weights(config, weights_b, custom_objects, do_compile, safe_mode
     with _w.open_h5_bytes(weights_b, "model.weights.h5") as h5file:
         _build_optimizer(model, h5file)
         _w.load_weights_from_h5(model, h5file)
+    if assets:
+        _w.load_keras_assets(model, assets)
     return model
 
 

@@ -156,7 +156,7 @@ def _lookup_any_keras(class_name, families=None):
 def _ensure_keras_loaded():
     """Import tensorlet's Keras packages so their exports are in the table (they load lazily)."""
     for m in ("layers", "models", "initializers", "activations", "regularizers", "constraints", "optimizers",
-              "losses", "metrics", "callbacks"):
+              "losses", "metrics", "callbacks", "utils"):
         try:
             importlib.import_module(f"tensorlet.keras.{m}")
         except Exception:  # noqa: BLE001  (a family not written yet)

@@ -373,6 +373,22 @@ def load_weights_from_h5(model, h5file, skip_mismatch=False, objects_to_skip=Non
             raise ValueError(msg) from err
 
 
+def load_keras_assets(model, assets):
+    """Hands each layer the asset files Keras saved under its path (``{file name: bytes}``): tensorlet layers that
+    read them define ``_load_keras_assets`` (the lookup layers' ``vocabulary.txt``)."""
+
+    def visit(obj, path):
+        reader = getattr(obj, "_load_keras_assets", None)
+        if reader is None:
+            return
+        prefix = f"{path}/" if path else ""
+        files = {k[len(prefix):]: v for k, v in assets.items() if k.startswith(prefix) and "/" not in k[len(prefix):]}
+        if files:
+            reader(files)
+
+    walk(model, visit)
+
+
 def _load_layer(layer, store):
     variables = own_variables(layer)
     keys = store.keys()

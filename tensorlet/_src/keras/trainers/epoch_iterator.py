@@ -39,9 +39,27 @@ class EpochIterator:
                       "can generate at least `steps_per_epoch * epochs` batches. You may need to use the "
                       "`.repeat()` function when building your dataset.", stacklevel=3)
 
-    def enumerate_epoch(self):
+    def enumerate_groups(self, n, whole_groups=True):
+        """``(begin_step, end_step, batches)`` per execution of ``n`` steps (``steps_per_execution``), as Keras 3:
+        ``end_step`` is ``begin_step + n - 1`` even for the shorter last group of an epoch, and with
+        ``steps_per_epoch`` every epoch runs whole groups (``steps_per_epoch=3``, ``n=4``: 4 steps an epoch)
+        unless ``whole_groups`` is false."""
+        group, begin = [], 0
+        for step, data in self.enumerate_epoch(round_to=n if whole_groups else 1):
+            if not group:
+                begin = step
+            group.append(data)
+            if len(group) == n:
+                yield begin, begin + n - 1, group
+                group = []
+        if group:
+            yield begin, begin + n - 1, group
+
+    def enumerate_epoch(self, round_to=1):
         self.adapter.on_epoch_begin()
         steps = self.steps_per_epoch or self._num_batches or -1
+        if self.steps_per_epoch and round_to > 1:
+            steps = -(-steps // round_to) * round_to
         if steps > 0:
             if self._current is None or self.steps_per_epoch is None:
                 self._current = iter(self.adapter)

@@ -46,8 +46,9 @@ class StepRunner:
     batch is prepared while it runs.  Such calls return ``None``.
     """
 
-    def __init__(self, fn, tf_function, jit, kind):
+    def __init__(self, fn, tf_function, jit, kind, fallback=None):
         self.python_function = fn
+        self._fallback = fallback  # what a signature that cannot be compiled runs instead of ``fn`` eagerly
         self._tf_function = tf_function
         self._jit = jit
         self._kind = kind
@@ -205,10 +206,10 @@ class StepRunner:
         try:
             return call()
         except Exception as e:  # noqa: BLE001
-            fn = self.python_function
+            fn = self._fallback or self.python_function
             self._install(key, lambda b, fl: fn(b))
             out = fn(data)  # a genuine error in the step raises here, eagerly
-            if self._kind not in _GRAPH_BROKEN:
+            if self._kind not in _GRAPH_BROKEN and self._fallback is None:
                 _GRAPH_BROKEN.add(self._kind)
                 warnings.warn(f"The Keras {self._kind} step could not be compiled ({type(e).__name__}: {e}); it "
                               "runs eagerly.", stacklevel=5)

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from tensorlet._src.autodiff.tape import GradientTape
-from tensorlet._src.framework.tensor import EagerTensor, Tensor, constant
+from tensorlet._src.framework.tensor import Tensor, constant
 from tensorlet._src.keras import optimizers as _optimizers
 from tensorlet._src.keras.engine.compile_utils import CompileLoss, CompileMetrics
 from tensorlet._src.keras.metrics import Mean
@@ -24,10 +24,12 @@ from tensorlet._src.keras.trainers.data_adapters.data_adapter_utils import (clas
                                                                             train_validation_split,
                                                                             unpack_x_y_sample_weight)
 from tensorlet._src.keras.trainers.epoch_iterator import EpochIterator
+from tensorlet._src.keras.trainers.multi_step import (auto_group_size, group_function, predict_groups, run_groups,
+                                                       to_numpy)
 from tensorlet._src.distribute.keras_step import distributed_step, loss_scale_for_replicas
 from tensorlet._src.distribute.strategy import get_strategy
 from tensorlet._src.keras.trainers.step_runner import step_function
-from tensorlet._src.ops import array_misc
+from tensorlet._src.ops import array_shape
 from tensorlet._src.ops.math_binary import cast
 from tensorlet._src.util import nest
 
@@ -333,23 +335,29 @@ class Trainer:
         callbacks.on_train_begin()
         initial_epoch = self._initial_epoch or initial_epoch  # BackupAndRestore sets it in on_train_begin
         hooks = batch_hooks(callbacks, "train")
-        loop_hints(train_fn, iterator, epochs - initial_epoch,
-                    None if hooks == (True, None) else self._results_from_metrics)
+        group_size = self.steps_per_execution
+        if group_size <= 1:  # nothing looks at single steps: fuse them anyway (multi_step.auto_group_size)
+            group_size = auto_group_size(self, train_fn, iterator, epochs - initial_epoch, hooks)
+        groups = (group_size, group_function(self, "train") if group_size > 1 else None)
+        step_fn = groups[1] or train_fn
+        loop_hints(step_fn, iterator, epochs - initial_epoch,
+                   None if hooks == (True, None) else self._results_from_metrics)
         try:
-            training_logs = self._fit_epochs(train_fn, iterator, callbacks, hooks, initial_epoch, epochs,
+            training_logs = self._fit_epochs(train_fn, groups, iterator, callbacks, hooks, initial_epoch, epochs,
                                              validation_data, (val_x, val_y, val_sw), validation_batch_size or
                                              batch_size, validation_steps, validation_freq, verbose)
         finally:
-            loop_hints(train_fn, None, 0, None)
+            loop_hints(step_fn, None, 0, None)
         if self.optimizer is not None and hasattr(self.optimizer, "finalize_variable_values") and epochs > 0:
             self.optimizer.finalize_variable_values(self.trainable_weights)
         callbacks.on_train_end(logs=training_logs)
         return self.history
 
-    def _fit_epochs(self, train_fn, iterator, callbacks, hooks, initial_epoch, epochs, validation_data, val_data,
-                    val_batch_size, validation_steps, validation_freq, verbose):
+    def _fit_epochs(self, train_fn, groups, iterator, callbacks, hooks, initial_epoch, epochs, validation_data,
+                    val_data, val_batch_size, validation_steps, validation_freq, verbose):
         hooks, progbar_logs = hooks
         all_hooks = hooks and progbar_logs is None
+        group_size, group_fn = groups
         first = True
         training_logs = None
         logs = {}
@@ -358,7 +366,11 @@ class Trainer:
             self.reset_metrics()
             callbacks.on_epoch_begin(epoch)
             last = (iterator.num_batches or 0) - 1
-            for step, data in iterator.enumerate_epoch():
+            if group_fn is not None:
+                logs = run_groups(self, group_fn, iterator, callbacks, "train", hooks, progbar_logs, last, first,
+                                        None if group_size == self.steps_per_execution else group_size)
+                first = False
+            for step, data in () if group_fn is not None else iterator.enumerate_epoch():
                 if all_hooks:
                     callbacks.on_train_batch_begin(step)
                 if first:
@@ -419,10 +431,15 @@ class Trainer:
         logs = {}
         self.reset_metrics()
         hooks, progbar_logs = batch_hooks(callbacks, "test")
-        loop_hints(test_fn, None, 0, None if hooks and progbar_logs is None else self._results_from_metrics)
+        group_fn = self._group_function("test")
+        loop_hints(group_fn or test_fn, None, 0,
+                   None if hooks and progbar_logs is None else self._results_from_metrics)
         last = (iterator.num_batches or 0) - 1
         try:
-            for step, data in iterator.enumerate_epoch():
+            if group_fn is not None:
+                logs = run_groups(self, group_fn, iterator, callbacks, "test", hooks, progbar_logs, last,
+                                        not self.built)
+            for step, data in () if group_fn is not None else iterator.enumerate_epoch():
                 if hooks and progbar_logs is None:
                     callbacks.on_test_batch_begin(step)
                 if not self.built:
@@ -434,7 +451,7 @@ class Trainer:
                 if self.stop_evaluating:
                     break
         finally:
-            loop_hints(test_fn, None, 0, None)
+            loop_hints(group_fn or test_fn, None, 0, None)
         logs = pythonify(self._metrics_result_or_logs(logs))
         callbacks.on_test_end(logs)
         if return_dict:
@@ -465,16 +482,15 @@ class Trainer:
         callbacks.on_predict_begin()
         batches = []
         hooks = uses_batch_hooks(callbacks, "predict")
-        for step, data in iterator.enumerate_epoch():
+        group_fn = self._group_function("predict")
+        if group_fn is not None:
+            batches = predict_groups(self, group_fn, iterator, callbacks, hooks)
+        for step, data in () if group_fn is not None else iterator.enumerate_epoch():
             if hooks:
                 callbacks.on_predict_batch_begin(step)
             if not self.built:
                 self._symbolic_build(data, "predict")
-            batch = predict_fn(data)
-            if batch.__class__ is EagerTensor:
-                batch = np.asarray(batch)
-            else:
-                batch = nest.map_structure(lambda t: np.asarray(t) if isinstance(t, Tensor) else t, batch)
+            batch = to_numpy(predict_fn(data))
             batches.append(batch)
             if hooks:
                 callbacks.on_predict_batch_end(step, {"outputs": batch})
@@ -488,6 +504,13 @@ class Trainer:
         flat = [nest.flatten(b) for b in batches]
         joined = [np.concatenate([f[i] for f in flat], axis=0) for i in range(len(flat[0]))]
         return nest.pack_sequence_as(batches[0], joined)
+
+    # --- steps_per_execution: groups of steps in one compiled call (multi_step) ---------------------------------
+    def _group_function(self, kind):
+        """The ``{kind}`` function over groups of ``steps_per_execution`` batches, or ``None`` (one at a time)."""
+        if self.steps_per_execution <= 1:
+            return None
+        return group_function(self, kind)
 
     # --- single batches -------------------------------------------------------------------------------------------
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
@@ -535,7 +558,7 @@ def _first_batch_size(x):
     flat = nest.flatten(x)
     for t in flat:
         if t is not None and hasattr(t, "shape"):
-            return array_misc.shape(t)[0]
+            return array_shape.shape(t)[0]
     return None
 
 

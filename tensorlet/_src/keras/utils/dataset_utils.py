@@ -26,7 +26,7 @@ from tensorlet._src.keras.backend import standardize_data_format
 from tensorlet._src.keras.layers.preprocessing_lookup import host_map
 from tensorlet._src.keras.ops._dtypes import cast
 from tensorlet._src.keras.ops.image import resize
-from tensorlet._src.ops.array_misc import one_hot
+from tensorlet._src.ops.array_select import one_hot
 from tensorlet._src.ops.registry import tf_export
 from tensorlet._src.ops.strings_ops import substr
 

@@ -7,8 +7,8 @@ import numpy as np
 
 from tensorlet._src.ops.registry import tf_export
 from tensorlet._src.ops import linalg
-from tensorlet._src.ops.array_misc import one_hot
-from tensorlet._src.ops.array_ops import expand_dims, reshape
+from tensorlet._src.ops.array_select import one_hot
+from tensorlet._src.ops.array_shape import expand_dims, reshape
 from tensorlet._src.ops.math_binary import cast, maximum, minimum
 from tensorlet._src.ops.math_unary import rsqrt, square
 from tensorlet._src.ops.reduce import reduce_sum

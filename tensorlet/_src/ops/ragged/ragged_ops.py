@@ -16,10 +16,10 @@ from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.api_export import EXPORTS, tf_export
 from tensorlet._src.framework.tensor import Tensor, convert_to_tensor
-from tensorlet._src.ops.array_misc import where
-from tensorlet._src.ops.array_ops import broadcast_to, concat, expand_dims, reshape, stack
-from tensorlet._src.ops.creation import range as _range
-from tensorlet._src.ops.creation import zeros
+from tensorlet._src.ops.array_select import where
+from tensorlet._src.ops.array_shape import broadcast_to, expand_dims, reshape
+from tensorlet._src.ops.array_blocks import concat, stack
+from tensorlet._src.ops.creation import range as _range, zeros
 from tensorlet._src.ops.dispatch import dispatch_for
 from tensorlet._src.ops.gather_scatter import boolean_mask, gather, gather_nd
 from tensorlet._src.ops.math_binary import (add, cast, equal, floordiv, greater, less, logical_not, maximum, multiply,
@@ -175,7 +175,7 @@ def range_(starts, limits=None, deltas=1, dtype=None, name=None, row_splits_dtyp
         raise errors.InvalidArgumentError(None, None, "Requires delta != 0 [Op:RaggedRange]")
     span = subtract(limits, starts)
     if dt.is_integer:
-        s = where(less(deltas, 0), -1, 1)
+        s = where(less(deltas, 0), convert_to_tensor(-1, dtype=dt), convert_to_tensor(1, dtype=dt))
         size = floordiv(add(span, subtract(deltas, s)), deltas)
     else:
         from tensorlet._src.ops.math_unary import ceil
@@ -547,7 +547,7 @@ def _where(condition, x=None, y=None, name=None):
 
 
 def _size(input, out_type=None, name=None):  # noqa: A002 - TF's argument name
-    from tensorlet._src.ops.array_misc import size
+    from tensorlet._src.ops.array_shape import size
 
     return size(input.flat_values, out_type=out_type or _dt.int32)
 

@@ -21,10 +21,10 @@ from tensorlet._src.framework.api_export import tf_export
 from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.framework.type_spec import TypeSpec
-from tensorlet._src.ops.array_misc import sequence_mask, where
-from tensorlet._src.ops.array_ops import concat, expand_dims, reshape
-from tensorlet._src.ops.creation import range as _range
-from tensorlet._src.ops.creation import zeros
+from tensorlet._src.ops.array_select import sequence_mask, where
+from tensorlet._src.ops.array_blocks import concat
+from tensorlet._src.ops.array_shape import expand_dims, reshape
+from tensorlet._src.ops.creation import range as _range, zeros
 from tensorlet._src.ops.gather_scatter import boolean_mask, gather, scatter_nd
 from tensorlet._src.ops.math_binary import add, cast, equal, logical_not, maximum, minimum, multiply, subtract
 from tensorlet._src.ops.reduce import reduce_all, reduce_max
@@ -78,7 +78,7 @@ def _nrows_of(values):
     d = values.shape[0] if values.shape.rank else None
     if d is not None:
         return d
-    from tensorlet._src.ops.array_misc import shape as _shape
+    from tensorlet._src.ops.array_shape import shape as _shape
 
     return _shape(values, out_type=_dt.int64)[0]
 
@@ -346,7 +346,7 @@ class RaggedTensor:
         dt = _dt.as_dtype(out_type) if out_type is not None else self.row_splits_dtype
         if n is not None:
             return convert_to_tensor(n - 1, dtype=dt)
-        from tensorlet._src.ops.array_misc import shape as _shape
+        from tensorlet._src.ops.array_shape import shape as _shape
 
         return cast(subtract(_shape(self._row_splits, out_type=_dt.int64)[0], 1), dt)
 
@@ -399,7 +399,7 @@ class RaggedTensor:
         if isinstance(self._values, RaggedTensor):
             inner = self._values.bounding_shape(out_type=dt)[1:]
         else:
-            from tensorlet._src.ops.array_misc import shape as _shape
+            from tensorlet._src.ops.array_shape import shape as _shape
 
             inner = _shape(self._values, out_type=dt)[1:]
         shape = concat([reshape(nrows, [1]), reshape(width, [1]), inner], 0)
@@ -588,7 +588,7 @@ def _to_dense(rt, default_value):
                           dtype=splits.dtype), gather(splits, rowids))
     idx = cast(concat([expand_dims(rowids, 1), expand_dims(col, 1)], 1), _dt.int64)
     inner = values.shape.as_list()[1:]
-    from tensorlet._src.ops.array_misc import shape as _shape
+    from tensorlet._src.ops.array_shape import shape as _shape
 
     out_shape = concat([reshape(cast(nrows, _dt.int64), [1]), reshape(cast(width, _dt.int64), [1]),
                         _shape(values, out_type=_dt.int64)[1:]], 0) if None in inner or not _eager(width) \
@@ -613,8 +613,8 @@ def _to_dense(rt, default_value):
 
 def _fit_shape(dense, shape, default_value, dtype):
     """Pad or truncate ``dense`` to ``shape`` (None dims keep their size), as ``to_tensor(shape=...)``."""
-    from tensorlet._src.ops.array_ops import pad
-    from tensorlet._src.ops.array_ops import slice as _slice
+    from tensorlet._src.ops.array_blocks import pad
+    from tensorlet._src.ops.array_select import slice as _slice
 
     shape = TensorShape(shape)
     if shape.rank is None:

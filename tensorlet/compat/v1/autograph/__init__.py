@@ -7,10 +7,22 @@ from tensorlet._src.graph.autograph_api import (
     set_verbosity,
     trace,
 )
-from tensorlet.compat.v1.autograph import experimental  # tensorlet.compat.v1.autograph.experimental
+
+
+_LAZY = {
+    'experimental',
+}
 
 
 def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     from tensorlet._src.api_missing import missing
 
     raise missing(__name__, name)
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY)

@@ -12,6 +12,11 @@ from tensorlet._src.distribute.cross_device_ops import (
 from tensorlet._src.distribute.mirrored import (
     MirroredStrategy,
 )
+from tensorlet._src.distribute.options import (
+    InputReplicationMode,
+    RunOptions,
+    experimental_set_strategy,
+)
 from tensorlet._src.distribute.strategy import (
     InputContext,
     OneDeviceStrategy,

@@ -9,6 +9,13 @@ from tensorlet._src.distribute.cluster_resolver import (
     TFConfigClusterResolver,
     TPUClusterResolver,
 )
+from tensorlet._src.distribute.options import (
+    GCEClusterResolver,
+    KubernetesClusterResolver,
+    KubernetesExecutableLocation,
+    SlurmClusterResolver,
+    UnionResolver,
+)
 
 
 def __getattr__(name):

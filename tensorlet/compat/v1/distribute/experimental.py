@@ -12,6 +12,9 @@ from tensorlet._src.distribute.multi_worker import (
     CentralStorageStrategy,
     MultiWorkerMirroredStrategy,
 )
+from tensorlet._src.distribute.options import (
+    CollectiveHints,
+)
 
 
 def __getattr__(name):

@@ -26,12 +26,18 @@ from tensorlet._src.keras.trainers.data_adapters.py_dataset_adapter import (
     PyDataset,
     PyDataset as Sequence,
 )
+from tensorlet._src.keras.utils.config import (
+    Config,
+)
 from tensorlet._src.keras.utils.dataset_utils import (
     audio_dataset_from_directory,
     image_dataset_from_directory,
     split_dataset,
     text_dataset_from_directory,
     timeseries_dataset_from_array,
+)
+from tensorlet._src.keras.utils.feature_space import (
+    FeatureSpace,
 )
 from tensorlet._src.keras.utils.file_utils import (
     get_file,

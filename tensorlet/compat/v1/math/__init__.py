@@ -19,8 +19,12 @@ from tensorlet._src.compat.v1_ops import (
     reduce_sum,
     softmax,
 )
-from tensorlet._src.ops.array_extra import (
+from tensorlet._src.ops.array_select import (
     invert_permutation,
+)
+from tensorlet._src.ops.array_sequence import (
+    approx_max_k,
+    approx_min_k,
 )
 from tensorlet._src.ops.dispatch import (
     math_binary__add as add,
@@ -46,16 +50,16 @@ from tensorlet._src.ops.dispatch import (
     math_binary__squared_difference as squared_difference,
     math_binary__subtract as subtract,
     math_binary__truediv as truediv,
-    math_extra__atan2 as atan2,
-    math_extra__polygamma as polygamma,
-    math_extra__xdivy as xdivy,
-    math_extra__xlog1py as xlog1py,
-    math_extra__xlogy as xlogy,
+    math_binary_fn__atan2 as atan2,
+    math_binary_fn__xdivy as xdivy,
+    math_binary_fn__xlog1py as xlog1py,
+    math_binary_fn__xlogy as xlogy,
     math_special__bessel_i0e as bessel_i0e,
     math_special__bessel_i1e as bessel_i1e,
     math_special__igamma as igamma,
     math_special__igammac as igammac,
     math_special__nextafter as nextafter,
+    math_special__polygamma as polygamma,
     math_special__zeta as zeta,
     math_unary__abs as abs,
     math_unary__acos as acos,
@@ -104,11 +108,19 @@ from tensorlet._src.ops.dispatch import (
 from tensorlet._src.ops.math_binary import (
     multiply_no_nan,
 )
-from tensorlet._src.ops.math_extra import (
-    add_n,
-    l2_normalize,
-    polyval,
+from tensorlet._src.ops.math_binary_fn import (
     scalar_mul,
+)
+from tensorlet._src.ops.math_clip import (
+    l2_normalize,
+)
+from tensorlet._src.ops.math_more import (
+    accumulate_n,
+    sobol_sample,
+)
+from tensorlet._src.ops.math_nary import (
+    add_n,
+    polyval,
 )
 from tensorlet._src.ops.math_special import (
     bessel_i0,
@@ -148,10 +160,22 @@ from tensorlet._src.ops.segment import (
     unsorted_segment_sqrt_n,
     unsorted_segment_sum,
 )
-from tensorlet.compat.v1.math import special  # tensorlet.compat.v1.math.special
+
+
+_LAZY = {
+    'special',
+}
 
 
 def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     from tensorlet._src.api_missing import missing
 
     raise missing(__name__, name)
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY)

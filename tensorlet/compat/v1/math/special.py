@@ -11,6 +11,21 @@ from tensorlet._src.ops.math_special import (
     bessel_i0,
     bessel_i1,
 )
+from tensorlet._src.ops.math_special_extra import (
+    bessel_j0,
+    bessel_j1,
+    bessel_k0,
+    bessel_k0e,
+    bessel_k1,
+    bessel_k1e,
+    bessel_y0,
+    bessel_y1,
+    dawsn,
+    expint,
+    fresnel_cos,
+    fresnel_sin,
+    spence,
+)
 
 
 def __getattr__(name):

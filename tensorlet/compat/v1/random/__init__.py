@@ -7,6 +7,13 @@ from tensorlet._src.compat.v1_ops import (
     multinomial,
     set_random_seed,
 )
+from tensorlet._src.ops.nn_sampled import (
+    all_candidate_sampler,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
 from tensorlet._src.ops.random_gen import (
     Generator,
     categorical,
@@ -32,10 +39,22 @@ from tensorlet._src.ops.random_stateless import (
     stateless_truncated_normal,
     stateless_uniform,
 )
-from tensorlet.compat.v1.random import experimental  # tensorlet.compat.v1.random.experimental
+
+
+_LAZY = {
+    'experimental',
+}
 
 
 def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     from tensorlet._src.api_missing import missing
 
     raise missing(__name__, name)
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY)

@@ -1,0 +1,1 @@
+"""``tensorflow.python.util`` under the alias (see ``tf_python/__init__``)."""

@@ -1,0 +1,1 @@
+"""``tf.queue``: thread-safe queues of tensor tuples (FIFO, padding FIFO, random shuffle, priority)."""

@@ -1,0 +1,1 @@
+"""``tf.test``: TestCase with TF's array assertions, gradient checking, build and device queries, benchmarks."""
