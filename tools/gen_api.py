@@ -35,7 +35,10 @@ def __getattr__(name):
 # Implementation packages that `import tensorlet` does NOT load (Keras, tf.data, checkpoints, summaries, ...): every
 # public submodule is imported on first attribute access (`tf.keras`), so `import tensorlet` stays fast; the generator
 # imports every module of these packages to fill the table.
-LAZY_IMPL = ("tensorlet._src.keras", "tensorlet._src.data", "tensorlet._src.train", "tensorlet._src.summary",
+LAZY_IMPL = (  # modules that define no op and export only names of lazy public modules (tf.linalg.LinearOperator*)
+             # first: compat's v1 mirror (compat/exports.py) copies the names loaded before it
+             "tensorlet._src.ops.linear_operator",
+             "tensorlet._src.keras", "tensorlet._src.data", "tensorlet._src.train", "tensorlet._src.summary",
              "tensorlet._src.saved_model", "tensorlet._src.io", "tensorlet._src.compat", "tensorlet._src.distribute",
              "tensorlet._src.lite", "tensorlet._src.tfjs", "tensorlet._src.numpy_api",
              "tensorlet._src.testing", "tensorlet._src.queue", "tensorlet._src.feature_column",
@@ -80,7 +83,7 @@ def load_table():
         if importlib.util.find_spec(pkg) is None:
             continue
         mod = importlib.import_module(pkg)
-        for info in pkgutil.walk_packages(mod.__path__, pkg + "."):
+        for info in pkgutil.walk_packages(getattr(mod, "__path__", []), pkg + "."):
             importlib.import_module(info.name)
 
     return EXPORTS
