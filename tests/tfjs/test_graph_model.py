@@ -13,6 +13,7 @@ import pytest
 
 import tensorlet as tf
 from tensorlet._src import cli
+from tfjs_graph_cases import NAMES, build, fused_bn, randomize, structure
 
 keras = tf.keras
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -47,48 +48,6 @@ def tfjs_run(tmp_path, jobs):
     return out
 
 
-def structure(doc):
-    """Name-free description of a graph model (as in tools/record_tf_goldens/tfjs_graph.py)."""
-    nodes = {n["name"]: n for n in doc["modelTopology"]["node"]}
-
-    def desc(ref):
-        n = nodes[ref.split(":")[0].lstrip("^")]
-        attrs = {k: v for k, v in n.get("attr", {}).items() if k not in ("_input_shapes",)}
-        return [n["op"], n.get("device", ""), json.dumps(attrs, sort_keys=True), [desc(i) for i in n.get("input", [])]]
-
-    return [desc(o["name"]) for _, o in sorted(doc["signature"]["outputs"].items())]
-
-
-def randomize(m):
-    """Nonzero weights (a zero bias is dropped, as grappler drops it), positive variances: as the recorder."""
-    r = np.random.default_rng(0)
-    m.set_weights([np.abs(r.normal(size=w.shape)).astype("f4") + 0.5 if "variance" in v.path
-                   else (r.normal(size=w.shape) * 0.3).astype("f4") for v, w in zip(m.weights, m.get_weights())])
-    return m
-
-
-def build(name):
-    keras.utils.set_random_seed(0)
-    if name == "mlp":
-        return keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="relu"),
-                                 keras.layers.Dense(3, activation="softmax")])
-    if name == "cnn":  # the seed MNIST CNN
-        return keras.Sequential([
-            keras.Input(shape=(28, 28, 1)), keras.layers.Conv2D(16, 3, activation="relu"),
-            keras.layers.MaxPooling2D(), keras.layers.Conv2D(32, 3, activation="relu"), keras.layers.MaxPooling2D(),
-            keras.layers.Flatten(), keras.layers.Dropout(0.5), keras.layers.Dense(10, activation="softmax")])
-    if name == "bn":
-        i = keras.Input((8, 8, 3))
-        a = keras.layers.ReLU()(keras.layers.BatchNormalization()(keras.layers.Conv2D(4, 3, padding="same")(i)))
-        b = keras.layers.DepthwiseConv2D(3, padding="same", activation="relu6")(i)
-        c = keras.layers.GlobalAveragePooling2D()(keras.layers.Concatenate()([a, b]))
-        return keras.Model(i, keras.layers.BatchNormalization()(keras.layers.Dense(5)(c)))
-    j = keras.Input((6, 6, 2))  # "nobias": batch norm folded into a bias-free convolution
-    h = keras.layers.BatchNormalization()(keras.layers.Conv2D(3, 3, use_bias=False)(j))
-    h = keras.layers.Flatten()(keras.layers.Activation("relu")(h))
-    return keras.Model(j, keras.layers.Dense(2, activation="sigmoid")(h))
-
-
 def check_like_converter(doc, gold, same_keys):
     assert doc["format"] == gold["format"] == "graph-model"
     assert sorted(doc) == gold["keys"]
@@ -112,8 +71,8 @@ def check_like_converter(doc, gold, same_keys):
 @needs_tfjs
 def test_graph_models_match_converter_and_predict_in_tfjs(tmp_path):
     jobs, refs = [], []
-    for name in ("mlp", "cnn", "bn", "nobias"):
-        model = randomize(build(name))
+    for name in NAMES:
+        model = randomize(build(tf, name))
         sm, web = tmp_path / f"{name}_sm", tmp_path / f"{name}_web"
         model.export(str(sm), verbose=False)
         path = convert(str(sm), str(web))
@@ -127,29 +86,9 @@ def test_graph_models_match_converter_and_predict_in_tfjs(tmp_path):
         np.testing.assert_allclose(o["y"], ref, atol=1e-5, err_msg=name)
 
 
-class FusedBN(tf.Module):
-    """Conv2D + bias + an inference FusedBatchNormV3 + Relu, as the recorder's module (same weights)."""
-
-    def __init__(self):
-        r = np.random.default_rng(7)
-        self.w = tf.Variable(r.normal(size=(3, 3, 2, 4)).astype("f4"))
-        self.b = tf.Variable(r.normal(size=(4,)).astype("f4"))
-        self.gamma = tf.Variable(r.normal(size=(4,)).astype("f4"))
-        self.beta = tf.Variable(r.normal(size=(4,)).astype("f4"))
-        self.mean = tf.Variable(r.normal(size=(4,)).astype("f4"))
-        self.var = tf.Variable((np.abs(r.normal(size=(4,))) + 0.5).astype("f4"))
-
-    @tf.function(input_signature=[tf.TensorSpec([None, 6, 6, 2], tf.float32, name="x")])
-    def __call__(self, x):
-        y = tf.nn.bias_add(tf.nn.conv2d(x, self.w, 1, "SAME"), self.b)
-        y, _, _ = tf.compat.v1.nn.fused_batch_norm(y, self.gamma, self.beta, self.mean, self.var, epsilon=0.001,
-                                                   is_training=False)
-        return {"y": tf.nn.relu(y)}
-
-
 @needs_tfjs
 def test_fused_batch_norm_folds_into_the_convolution(tmp_path):
-    m = FusedBN()
+    m = fused_bn(tf)
     sm = str(tmp_path / "sm")
     tf.saved_model.save(m, sm, signatures=m.__call__.get_concrete_function())
     doc = json.load(open(convert(sm, str(tmp_path / "web"))))
@@ -179,7 +118,7 @@ def test_tf_written_saved_models_convert_like_tensorflowjs(tmp_path):
 
 @needs_tfjs
 def test_cli_quantized_sharded_and_python_entry_points(tmp_path):
-    model = randomize(build("cnn"))
+    model = randomize(build(tf, "cnn"))
     sm = str(tmp_path / "sm")
     model.export(sm, verbose=False)
     u8, f16 = tmp_path / "u8", tmp_path / "f16"
@@ -199,7 +138,7 @@ def test_cli_quantized_sharded_and_python_entry_points(tmp_path):
     f16_names = {w["name"] for w in doc["weightsManifest"][0]["weights"] if "quantization" in w}
     assert f16_names and all("kernel" in n for n in f16_names)
     # a Keras model and a concrete function, written straight from Python
-    mlp = randomize(build("mlp"))
+    mlp = randomize(build(tf, "mlp"))
     kdir, fdir = tmp_path / "keras", tmp_path / "fn"
     tf.tfjs.converters.convert_keras_model_to_graph_model(mlp, str(kdir), metadata={"task": {"classes": 3}})
     w = tf.Variable(np.random.default_rng(5).normal(size=(4, 2)).astype(np.float32))

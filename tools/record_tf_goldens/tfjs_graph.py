@@ -15,7 +15,6 @@ import sys
 import tempfile
 import types
 
-import numpy as np
 
 for _m in ("tensorflow_decision_forests", "tensorflow_hub"):
     sys.modules[_m] = types.ModuleType(_m)
@@ -33,74 +32,16 @@ for _name, _path in (("tensorflowjs", _root), ("tensorflowjs.converters", os.pat
 from tensorflowjs.converters import tf_saved_model_conversion_v2 as conv  # noqa: E402
 
 keras = tf.keras
-
-
-def randomize(m):
-    """Nonzero weights (grappler drops a zero bias), positive variances."""
-    r = np.random.default_rng(0)
-    m.set_weights([np.abs(r.normal(size=w.shape)).astype("f4") + 0.5 if "variance" in v.path
-                   else (r.normal(size=w.shape) * 0.3).astype("f4") for v, w in zip(m.weights, m.get_weights())])
-    return m
-
-
-def models():
-    keras.utils.set_random_seed(0)
-    mlp = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="relu"),
-                            keras.layers.Dense(3, activation="softmax")])
-    cnn = keras.Sequential([
-        keras.Input(shape=(28, 28, 1)), keras.layers.Conv2D(16, 3, activation="relu"), keras.layers.MaxPooling2D(),
-        keras.layers.Conv2D(32, 3, activation="relu"), keras.layers.MaxPooling2D(), keras.layers.Flatten(),
-        keras.layers.Dropout(0.5), keras.layers.Dense(10, activation="softmax")])
-    i = keras.Input((8, 8, 3))
-    a = keras.layers.ReLU()(keras.layers.BatchNormalization()(keras.layers.Conv2D(4, 3, padding="same")(i)))
-    b = keras.layers.DepthwiseConv2D(3, padding="same", activation="relu6")(i)
-    c = keras.layers.GlobalAveragePooling2D()(keras.layers.Concatenate()([a, b]))
-    bn = keras.Model(i, keras.layers.BatchNormalization()(keras.layers.Dense(5)(c)))
-    j = keras.Input((6, 6, 2))
-    h = keras.layers.BatchNormalization()(keras.layers.Conv2D(3, 3, use_bias=False)(j))
-    h = keras.layers.Flatten()(keras.layers.Activation("relu")(h))
-    nobias = keras.Model(j, keras.layers.Dense(2, activation="sigmoid")(h))
-    return {"mlp": mlp, "cnn": cnn, "bn": bn, "nobias": nobias}
-
-
-class FusedBN(tf.Module):
-    """Conv2D + bias + an inference FusedBatchNormV3 + Relu (tf.keras-style fused batch norm)."""
-
-    def __init__(self):
-        r = np.random.default_rng(7)
-        self.w = tf.Variable(r.normal(size=(3, 3, 2, 4)).astype("f4"))
-        self.b = tf.Variable(r.normal(size=(4,)).astype("f4"))
-        self.gamma = tf.Variable(r.normal(size=(4,)).astype("f4"))
-        self.beta = tf.Variable(r.normal(size=(4,)).astype("f4"))
-        self.mean = tf.Variable(r.normal(size=(4,)).astype("f4"))
-        self.var = tf.Variable((np.abs(r.normal(size=(4,))) + 0.5).astype("f4"))
-
-    @tf.function(input_signature=[tf.TensorSpec([None, 6, 6, 2], tf.float32, name="x")])
-    def __call__(self, x):
-        y = tf.nn.bias_add(tf.nn.conv2d(x, self.w, 1, "SAME"), self.b)
-        y, _, _ = tf.compat.v1.nn.fused_batch_norm(y, self.gamma, self.beta, self.mean, self.var, epsilon=0.001,
-                                                   is_training=False)
-        return {"y": tf.nn.relu(y)}
-
-
-def structure(doc):
-    """Name-free description of a graph model (the same function is in tests/tfjs/test_graph_model.py)."""
-    nodes = {n["name"]: n for n in doc["modelTopology"]["node"]}
-
-    def desc(ref):
-        n = nodes[ref.split(":")[0].lstrip("^")]
-        attrs = {k: v for k, v in n.get("attr", {}).items() if k not in ("_input_shapes",)}
-        return [n["op"], n.get("device", ""), json.dumps(attrs, sort_keys=True), [desc(i) for i in n.get("input", [])]]
-
-    return [desc(o["name"]) for _, o in sorted(doc["signature"]["outputs"].items())]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "tfjs"))
+from tfjs_graph_cases import NAMES, build, fused_bn, randomize, structure  # noqa: E402
 
 
 def main(out):
     rec = {}
     goldens = os.path.join(os.path.dirname(os.path.abspath(out)), "tf_saved_model")
     with tempfile.TemporaryDirectory() as d:
-        todo = [(name, m) for name, m in models().items()] + [(f"tf_{n}", n) for n in ("mlp", "cnn", "mlp_saved")]
-        todo.append(("fused_bn", FusedBN()))
+        todo = [(name, build(tf, name)) for name in NAMES] + [(f"tf_{n}", n) for n in ("mlp", "cnn", "mlp_saved")]
+        todo.append(("fused_bn", fused_bn(tf)))
         for name, m in todo:
             if isinstance(m, str):  # the TF-written SavedModels of tools/record_tf_goldens/tf_saved_models.py
                 src = os.path.join(goldens, m)

@@ -33,19 +33,6 @@ _IDENTITY = {"Identity", "StopGradient", "EnsureShape", "PreventGradient", "Snap
 _STRUCTURED_KEYS = "structuredOutputKeys"
 
 
-class _Names:
-    def __init__(self):
-        self.used = set()
-
-    def __call__(self, base):
-        name, n = base, 0
-        while name in self.used:
-            n += 1
-            name = f"{base}_{n}"
-        self.used.add(name)
-        return name
-
-
 def _passthrough(node, val):
     """The input that an ``x + 0`` / ``x - 0`` / ``x * 1`` node returns unchanged (grappler's constant folding drops
     such nodes when the constant does not broadcast ``x`` to a new shape), or None."""
@@ -74,7 +61,7 @@ def freeze(graph, input_names, where="TF.js graph model"):
     from tensorlet._src.graph.executor import run_kernel
     from tensorlet._src.saved_model import protos as P
     from tensorlet._src.saved_model.codec import Unsupported
-    from tensorlet._src.saved_model.tf_export import _set_defaults
+    from tensorlet._src.saved_model.tf_export import _Names, _set_defaults
     from tensorlet._src.saved_model.tf_ops import attr_value, node_to_tf, opdef, shape_proto
 
     names = _Names()
