@@ -15,6 +15,7 @@ from tensorlet._src.graph.executor import run_graph
 from tensorlet._src.graph.ir import Spec
 from tensorlet._src.ops.registry import NO_GRADIENT, defop
 from tensorlet._src.ops.creation import zeros_like
+from tensorlet._src.ops.nn_conv_lowering import inside_loop
 
 _DIFF_KINDS = frozenset("fcV")
 
@@ -100,10 +101,12 @@ def _while_jax(jnp, *args, cond_graph, body_graph, n_vars, n_cond, max_static=No
             nv = lax.cond(done, lambda x: list(x), body_of, v)
             return (done, nv), None
 
-        (_, out), _ = lax.scan(step, (jnp.asarray(False), vs), None, length=max_static)
+        with inside_loop():
+            (_, out), _ = lax.scan(step, (jnp.asarray(False), vs), None, length=max_static)
         return tuple(out)
     if max_static is None:
-        return tuple(lax.while_loop(cond_of, body_of, vs))
+        with inside_loop():
+            return tuple(lax.while_loop(cond_of, body_of, vs))
 
     def c2(c):
         return (c[0] < max_static) & cond_of(c[1])
@@ -111,7 +114,8 @@ def _while_jax(jnp, *args, cond_graph, body_graph, n_vars, n_cond, max_static=No
     def b2(c):
         return c[0] + 1, body_of(c[1])
 
-    return tuple(lax.while_loop(c2, b2, (jnp.asarray(0, jnp.int32), vs))[1])
+    with inside_loop():
+        return tuple(lax.while_loop(c2, b2, (jnp.asarray(0, jnp.int32), vs))[1])
 
 
 def _while_shape(*args, cond_graph, body_graph, n_vars, n_cond, max_static=None, _scan=False):

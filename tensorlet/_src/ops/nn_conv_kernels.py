@@ -302,7 +302,7 @@ def jax_conv(xp, x, w, strides, padding, explicit_paddings=(), data_format="NHWC
     groups = x.shape[1 if cf else -1] // w.shape[-2]
     osz = tuple(out_size(x.shape[a], k, si, di, *p) for a, k, si, di, p in zip(spatial_axes(nd, cf), w.shape[:nd], s,
                                                                                 d, pads))
-    if gemm.applies(nd, cf, groups, x.dtype, x.shape[0], osz, w.shape[:nd], w.shape[-2], w.shape[-1]):
+    if gemm.chosen(nd, cf, groups, x.dtype, x.shape[0], osz, w.shape[:nd], w.shape[-2], w.shape[-1]):
         return gemm.conv(x, w, s, d, pads, osz)
     return lax.conv_general_dilated(x, w, s, pads, rhs_dilation=d, dimension_numbers=_dn(nd, cf),
                                     feature_group_count=groups)
@@ -317,7 +317,7 @@ def jax_conv_input(xp, w, dy, input_sizes, strides, padding, explicit_paddings=(
     cf, sizes, s, d, pads = geom(input_sizes, ks, strides, padding, explicit_paddings, data_format, dilations)
     groups = input_sizes[1 if cf else -1] // cg
     osz = tuple(dy.shape[a] for a in spatial_axes(nd, cf))
-    if gemm.applies(nd, cf, groups, dy.dtype, dy.shape[0], osz, ks, cg, o_ch):
+    if gemm.chosen(nd, cf, groups, dy.dtype, dy.shape[0], osz, ks, cg, o_ch):
         return gemm.conv_input(w, dy, tuple(input_sizes), s, d, pads)
     # dx = correlation of the stride-dilated dy with the flipped filter, in/out channels swapped per group.
     wt = xp.flip(w, axis=tuple(range(nd))).reshape(ks + (cg, groups, o_ch // groups))
@@ -337,7 +337,7 @@ def jax_conv_filter(xp, x, dy, filter_sizes, strides, padding, explicit_paddings
     cf, _, s, d, pads = geom(x.shape, ks, strides, padding, explicit_paddings, data_format, dilations)
     groups = x.shape[1 if cf else -1] // filter_sizes[-2]
     osz = tuple(dy.shape[a] for a in spatial_axes(nd, cf))
-    if gemm.applies(nd, cf, groups, x.dtype, x.shape[0], osz, ks, filter_sizes[-2], filter_sizes[-1]):
+    if gemm.chosen(nd, cf, groups, x.dtype, x.shape[0], osz, ks, filter_sizes[-2], filter_sizes[-1]):
         return gemm.conv_filter(x, dy, ks, s, d, pads)
     spec = jax.ShapeDtypeStruct(tuple(filter_sizes), x.dtype)
     attrs = dict(strides=strides, padding=padding, explicit_paddings=explicit_paddings, data_format=data_format,

@@ -12,12 +12,16 @@ a channels-last 2-D convolution of one group:
 * input gradient: ``dy @ W^T`` gives each window's ``[kh*kw, C]`` contributions, which are added back into the
   padded input (``lax.pad`` with interior padding for the stride, then summed: one fused loop) and cropped.
 
-Measured by ``benchmarks/bench_conv.py`` (the seed CNN's train step and each layer's forward/backward); the
-lowerings in ``nn_conv_kernels`` call these when :func:`applies` says so, and keep XLA's convolution otherwise.
+Measured by ``benchmarks/bench_conv.py`` (the seed CNN's train step and each layer's forward/backward): inside a
+while loop (a fused ``steps_per_execution`` group, ``tf.while_loop``) XLA:CPU's own convolutions run 6-7x slower
+than in a straight-line program, and these GEMMs don't; in a straight-line step XLA's convolution is faster
+(``benchmarks/bench_graph.py`` seed step: 3.6-4.1 ms with XLA's, 5.3 ms with these).  So the lowerings in
+``nn_conv_kernels`` call these in loop bodies only (:func:`chosen`: :func:`applies` and :func:`inside_loop`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -25,6 +29,24 @@ import numpy as np
 _TYPES = (np.dtype(np.float32), np.dtype(np.float64))
 MAX_WINDOW = 49  # kernel positions (7x7): one slice each in the patches' concatenation
 MAX_PATCH_ELEMENTS = 1 << 22  # 16 MiB of float32 patches; larger convolutions keep XLA's
+
+
+_LOOP_DEPTH = [0]
+
+
+@contextlib.contextmanager
+def inside_loop():
+    """Marks the lowering of a loop body (``graph.control_ops``' While): convolutions traced meanwhile are GEMMs."""
+    _LOOP_DEPTH[0] += 1
+    try:
+        yield
+    finally:
+        _LOOP_DEPTH[0] -= 1
+
+
+def chosen(nd, cf, groups, dtype, n, osz, ks, c, o) -> bool:
+    """Whether a convolution being lowered now takes the GEMM form: inside a loop body, and :func:`applies`."""
+    return _LOOP_DEPTH[0] > 0 and applies(nd, cf, groups, dtype, n, osz, ks, c, o)
 
 
 def applies(nd, cf, groups, dtype, n, osz, ks, c, o) -> bool:
