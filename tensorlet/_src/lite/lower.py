@@ -15,6 +15,7 @@ import numpy as np
 from tensorlet._src.graph.executor import run_kernel
 from tensorlet._src.graph.ir import CONST, PLACEHOLDER, READ_VAR
 from tensorlet._src.lite.model import LGraph, LTensor
+from tensorlet._src.ops.array_identity import PASSTHROUGH
 from tensorlet._src.ops.registry import tf_export
 
 
@@ -102,7 +103,7 @@ class Lowerer:
                 self.val[id(node.outputs[0])] = ("c", np.asarray(node.attrs["value"]))
             elif node.op is READ_VAR:
                 self.val[id(node.outputs[0])] = ("c", np.asarray(node.attrs["var"].numpy()))
-            elif node.op.name in _IDENTITY:
+            elif node.op in PASSTHROUGH:
                 self.val[id(node.outputs[0])] = self.val[id(node.inputs[0])]
             elif not getattr(node.op, "stateful", False) and all(self.const(t) is not None for t in node.inputs):
                 out = run_kernel(node.op, [self.const(t) for t in node.inputs], node.attrs, node.loc)
@@ -122,9 +123,6 @@ class Lowerer:
         g.output_names = list(output_names)
         g.prune()
         return g
-
-
-_IDENTITY = {"Identity", "StopGradient", "EnsureShape", "PreventGradient", "Snapshot"}
 
 
 def _flex(lw, node):

@@ -47,6 +47,10 @@ def _ensure_check(x, shape):
 ENSURE_SHAPE = defop("EnsureShape", lambda xp, x, shape: x, check=_ensure_check, grad=lambda g, ans, x, shape: g)
 
 
+# ops whose output is their first input once a graph is frozen for inference (exporters alias them away)
+PASSTHROUGH = frozenset((IDENTITY, STOP_GRADIENT, ENSURE_SHAPE))
+
+
 @tf_export("ensure_shape")
 def ensure_shape(x, shape, name=None):
     """``x`` unchanged after checking that its shape is compatible with ``shape``."""

@@ -23,13 +23,13 @@ import os
 import numpy as np
 
 from tensorlet._src.graph.ir import CONST, PLACEHOLDER, READ_VAR
+from tensorlet._src.ops.array_identity import PASSTHROUGH
 from tensorlet._src.ops.registry import tf_export
 from tensorlet._src.tfjs import graph_opt
 from tensorlet._src.tfjs.weights import (DEFAULT_SHARD, VERSION, atomic_write, quantization_map, shard_size,
                                          write_weights)
 
 PRODUCER = 2474  # the GraphDef version TF 2.21 writes
-_IDENTITY = {"Identity", "StopGradient", "EnsureShape", "PreventGradient", "Snapshot"}
 _STRUCTURED_KEYS = "structuredOutputKeys"
 
 
@@ -95,7 +95,7 @@ def freeze(graph, input_names, where="TF.js graph model"):
             val[id(node.outputs[0])] = ("c", np.asarray(node.attrs["value"]), node.name)
         elif node.op is READ_VAR:
             val[id(node.outputs[0])] = ("c", np.asarray(node.attrs["var"].numpy()), node.name)
-        elif node.op.name in _IDENTITY:
+        elif node.op in PASSTHROUGH:
             val[id(node.outputs[0])] = val[id(node.inputs[0])]
         elif any(hasattr(v, "assign") for v in node.attrs.values()):
             raise ValueError(f"{w}: writes a variable; a TF.js graph model is a frozen inference graph (convert a "

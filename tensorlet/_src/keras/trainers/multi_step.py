@@ -61,12 +61,12 @@ def auto_group_size(model, train_fn, iterator, epochs, hooks):
     counts = iterator.batch_counts()
     if not counts or sum(counts.values()) * max(epochs, 0) < AUTO_MIN_STEPS:
         return 1
-    if not _convolutions_fuse_well(model, max(counts)):
+    if not _convolutions_fuse_well(model):
         return 1
     return AUTO_GROUP
 
 
-def _convolutions_fuse_well(model, batch):
+def _convolutions_fuse_well(model):
     """Whether fusing steps keeps ``model``'s speed: not with convolutions.  XLA:CPU runs its convolutions 6-7x
     slower inside a while loop than in a straight-line program (benchmarks/bench_conv.py); the GEMM form
     (``ops.nn_conv_lowering``) keeps its speed there, but a fused group traces the step once, outside the loop, so
