@@ -14,6 +14,7 @@ import numpy as np
 
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.graph.ir import CONST, PLACEHOLDER, READ_VAR, Graph
+from tensorlet._src.graph.py_func import HOST_CALL
 
 BAKE_MAX_ELEMENTS = 4096  # constants up to this size are compiled in; larger ones are arguments
 
@@ -298,7 +299,7 @@ def _calls_python(graph: Graph) -> bool:
     too: such a graph donates nothing (the callback could read the variables, or raise and leave them without
     their values)."""
     for node in graph.nodes:
-        if node.op.host == "sink" or node.op.name == "HostCall":
+        if node.op.host == "sink" or node.op is HOST_CALL:
             return True
         for v in node.attrs.values():
             if isinstance(v, Graph) and _calls_python(v):

@@ -100,7 +100,7 @@ def freeze(graph, input_names, where="TF.js graph model"):
         elif any(hasattr(v, "assign") for v in node.attrs.values()):
             raise ValueError(f"{w}: writes a variable; a TF.js graph model is a frozen inference graph (convert a "
                              "signature that only reads its variables).")
-        elif node.op.name in ("If", "While", "Case") or any(hasattr(v, "nodes") for v in node.attrs.values()):
+        elif any(hasattr(v, "nodes") for v in node.attrs.values()):  # If / While: their branches and bodies are graphs
             raise ValueError(f"{w}: the TF.js graph-model export handles graphs without control flow; this graph "
                              f"has a {node.op.name} node.")
         elif not getattr(node.op, "stateful", False) and node.inputs and \
