@@ -267,13 +267,15 @@ def conv_filter_kernel(xp, x, dy, filter_sizes, strides, padding, explicit_paddi
 # --- JAX lowerings ---------------------------------------------------------------------------
 
 def jit_lowering(kernel):
-    """Wrap a multi-op lowering in jax.jit per attr set: one XLA computation when run eagerly (inlined under jit)."""
+    """Wrap a multi-op lowering in jax.jit per attr set: one XLA computation when run eagerly (inlined under jit).
+    Keyed on the loop state too: jit reuses its trace for equal arguments, and a loop body's convolutions take
+    the GEMM form (:func:`nn_conv_lowering.chosen`) where a straight-line program's take XLA's."""
     cache = {}
 
     def lowering(xp, *arrays, **attrs):
         if xp is np:
             return kernel(xp, *arrays, **attrs)
-        key = tuple(sorted(attrs.items()))
+        key = (gemm.in_loop_body(), *sorted(attrs.items()))
         f = cache.get(key)
         if f is None:
             import jax

@@ -44,6 +44,10 @@ def inside_loop():
         _LOOP_DEPTH[0] -= 1
 
 
+def in_loop_body() -> bool:
+    return _LOOP_DEPTH[0] > 0
+
+
 def chosen(nd, cf, groups, dtype, n, osz, ks, c, o) -> bool:
     """Whether a convolution being lowered now takes the GEMM form: inside a loop body, and :func:`applies`."""
     return _LOOP_DEPTH[0] > 0 and applies(nd, cf, groups, dtype, n, osz, ks, c, o)

@@ -55,8 +55,16 @@ def philox(xp, key, counter, blocks):
 
 def philox_block(lo, hi, key):
     """Philox4x32-10 of the 128-bit counters ``hi:lo`` under 64-bit keys (uint64 arrays that broadcast)."""
-    if isinstance(lo, np.ndarray) and lo.size <= _SMALL:
-        return _philox_small(lo, hi, key)
+    if isinstance(lo, np.ndarray):
+        if lo.size <= _SMALL:
+            return _philox_small(lo, hi, key)
+    elif not isinstance(lo, np.generic):
+        return _philox_traced(lo, hi, key)
+    return philox_u64(lo, hi, key)
+
+
+def philox_u64(lo, hi, key):
+    """The rounds on uint64 words (NumPy's form)."""
     x0, x1, x2, x3 = lo & _MASK, lo >> U64(32), hi & _MASK, hi >> U64(32)
     k0, k1 = key & _MASK, key >> U64(32)
     for _ in range(10):
@@ -66,6 +74,27 @@ def philox_block(lo, hi, key):
         k0 = (k0 + _W0) & _MASK
         k1 = (k1 + _W1) & _MASK
     return x0, x1, x2, x3
+
+
+def _philox_traced(lo, hi, key):
+    """The jax form: 32-bit words, one 64-bit product per multiply (XLA:CPU runs the all-uint64 form of the rounds
+    2-6x slower, and a 16-bit-limb uint32 form slower still; benchmarks/bench_random.py)."""
+    import jax.numpy as jnp
+
+    u32 = jnp.uint32
+
+    def split(v):
+        return (v & _MASK).astype(u32), (v >> U64(32)).astype(u32)
+
+    (x0, x1), (x2, x3), (k0, k1) = split(lo), split(hi), split(jnp.asarray(key, U64))
+    for _ in range(10):
+        p0 = x0.astype(U64) * U64(_M0)
+        p1 = x2.astype(U64) * U64(_M1)
+        x0, x1, x2, x3 = ((p1 >> U64(32)).astype(u32) ^ x1 ^ k0, p1.astype(u32),
+                          (p0 >> U64(32)).astype(u32) ^ x3 ^ k1, p0.astype(u32))
+        k0 = k0 + u32(_W0)
+        k1 = k1 + u32(_W1)
+    return x0.astype(U64), x1.astype(U64), x2.astype(U64), x3.astype(U64)
 
 
 _SMALL = 8  # NumPy calls with this few blocks run on Python ints (~20x faster than 120 tiny ufunc calls)
