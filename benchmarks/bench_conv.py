@@ -97,6 +97,10 @@ def worker(name, epochs):
             from tensorlet._src.ops import nn_conv_lowering
 
             nn_conv_lowering.applies = lambda *a: False  # XLA's conv_general_dilated and its transposes
+        if name == "tensorlet-fused":  # fit fusing 32 steps a call (a loop whose body holds the GEMM convolutions)
+            from tensorlet._src.keras.trainers import multi_step
+
+            multi_step._convolutions_fuse_well = lambda model: True
         keras = tl.keras
     else:
         os.environ["KERAS_BACKEND"] = "tensorflow" if name == "keras-tf" else "jax"
@@ -177,7 +181,7 @@ def main():
     only = set(args.only.split(","))
     results = {"load_before": os.getloadavg()}
     if "fit" in only:
-        names = {"tensorlet": sys.executable, "tensorlet-xlaconv": sys.executable}
+        names = {"tensorlet": sys.executable, "tensorlet-xlaconv": sys.executable, "tensorlet-fused": sys.executable}
         for peer, py in (("keras-jax", args.keras_jax_python), ("keras-tf", args.keras_tf_python)):
             if py and os.path.exists(py):
                 names[peer] = py

@@ -5,9 +5,10 @@
 
 Cases:
   1. from_tensor_slices(mnist 5k).shuffle(5000).batch(32).prefetch(AUTOTUNE): one epoch, elements/s.
-  2. map(NumPy-heavy fn: per-image standardization + random crop + flip) sequential vs num_parallel_calls=AUTOTUNE,
+  2. map(heavy fn: per-image standardization + random crop + flip) sequential vs num_parallel_calls=AUTOTUNE,
      images/s and the parallel/sequential ratio (target >= 1.5x on 2 cores; rounds interleaved, best of
-     BENCH_DATA_ROUNDS=7 each).
+     BENCH_DATA_ROUNDS=7 each).  Also map(heavy).batch(32) and map(cheap).batch(64) with TF's default
+     map_and_batch_fusion vs with it off (tensorlet: one vectorized call per batch vs one call per element).
   3. Bounded memory / thread release: a prefetch+parallel-map iterator abandoned mid-epoch leaves no thread.
 """
 
@@ -68,25 +69,54 @@ def run(tf, label):
         img = tf.reverse(img, [1])
         return tf.reduce_mean(tf.square(img), axis=-1)
 
-    seq = tf.data.Dataset.from_tensor_slices(imgs).map(heavy)
-    par = tf.data.Dataset.from_tensor_slices(imgs).map(heavy, num_parallel_calls=tf.data.AUTOTUNE)
+    def cheap(x):  # a light per-element function: the per-element overhead is what costs
+        x = tf.cast(x, tf.float32)
+        return tf.stack([x * 0.5 + 1.0, tf.sqrt(x + 1.0), tf.sin(x)])
 
+    src = tf.data.Dataset.from_tensor_slices(imgs)
+    unfused = tf.data.Options()
+    unfused.experimental_optimization.map_and_batch_fusion = False
+    plain = tf.data.Options()  # no default rewrites: tensorlet's parallel map runs one call per element
+    plain.experimental_optimization.apply_default_optimizations = False
+    cases = {
+        "seq": src.map(heavy),
+        "par": src.map(heavy, num_parallel_calls=tf.data.AUTOTUNE),
+        "par_plain": src.map(heavy, num_parallel_calls=tf.data.AUTOTUNE).with_options(plain),
+        "batch_unfused": src.map(heavy).batch(32).with_options(unfused),
+        "batch_fused": src.map(heavy).batch(32),
+        "cheap_unfused": tf.data.Dataset.range(20_000).map(cheap).batch(64).with_options(unfused),
+        "cheap_fused": tf.data.Dataset.range(20_000).map(cheap).batch(64),
+    }
+    best = interleaved(cases)
+    out["map_sequential_images_per_s"] = len(imgs) / best["seq"]
+    out["map_parallel_images_per_s"] = len(imgs) / best["par"]
+    out["map_parallel_speedup"] = best["seq"] / best["par"]
+    out["map_parallel_plain_speedup"] = best["seq"] / best["par_plain"]
+    out["map_batch_unfused_images_per_s"] = len(imgs) / best["batch_unfused"]
+    out["map_batch_fused_images_per_s"] = len(imgs) / best["batch_fused"]
+    out["map_batch_fusion_speedup"] = best["batch_unfused"] / best["batch_fused"]
+    out["cheap_map_batch_fusion_speedup"] = best["cheap_unfused"] / best["cheap_fused"]
+    out["cheap_fused_elements_per_s"] = 20_000 / best["cheap_fused"]
+    return out
+
+
+def interleaved(cases):
+    """Best epoch time of each dataset over ROUNDS interleaved rounds (load drift hits every case alike); two
+    warm-up epochs each first (tracing, compilation, the first elements run one by one)."""
     def consume(dset):
         t = time.perf_counter()
         for _ in dset:
             pass
         return time.perf_counter() - t
 
-    consume(seq)
-    consume(par)
-    ts = tp = float("inf")
-    for _ in range(ROUNDS):  # interleaved rounds, the best of each kept: load drift hits both alike
-        ts = min(ts, consume(seq))
-        tp = min(tp, consume(par))
-    out["map_sequential_images_per_s"] = len(imgs) / ts
-    out["map_parallel_images_per_s"] = len(imgs) / tp
-    out["map_parallel_speedup"] = ts / tp
-    return out
+    for dset in cases.values():
+        consume(dset)
+        consume(dset)
+    best = {k: float("inf") for k in cases}
+    for _ in range(ROUNDS):
+        for k, dset in cases.items():
+            best[k] = min(best[k], consume(dset))
+    return best
 
 
 def thread_release(tf):
@@ -141,10 +171,20 @@ def main():
               f"({tfr['shuffle_batch_epoch_s'] * 1e3:.1f} ms)  ratio "
               f"{tlr['shuffle_batch_elements_per_s'] / tfr['shuffle_batch_elements_per_s']:.2f}x")
     print(f"map NumPy-heavy: sequential {tlr['map_sequential_images_per_s']:.0f} img/s, parallel(AUTOTUNE) "
-          f"{tlr['map_parallel_images_per_s']:.0f} img/s -> {tlr['map_parallel_speedup']:.2f}x")
+          f"{tlr['map_parallel_images_per_s']:.0f} img/s -> {tlr['map_parallel_speedup']:.2f}x (vectorized chunks; "
+          f"one call per element, apply_default_optimizations=False: {tlr['map_parallel_plain_speedup']:.2f}x)")
     if isinstance(tfr, dict):
         print(f"  tf.data: sequential {tfr['map_sequential_images_per_s']:.0f} img/s, parallel "
               f"{tfr['map_parallel_images_per_s']:.0f} img/s -> {tfr['map_parallel_speedup']:.2f}x")
+    print(f"map(heavy).batch(32): fused {tlr['map_batch_fused_images_per_s']:.0f} img/s vs map_and_batch_fusion=False "
+          f"{tlr['map_batch_unfused_images_per_s']:.0f} img/s -> {tlr['map_batch_fusion_speedup']:.2f}x")
+    print(f"map(cheap).batch(64): fused {tlr['cheap_fused_elements_per_s']:,.0f} el/s -> "
+          f"{tlr['cheap_map_batch_fusion_speedup']:.2f}x unfused")
+    if isinstance(tfr, dict):
+        print(f"  tf.data: map(heavy).batch(32) fused {tfr['map_batch_fused_images_per_s']:.0f} img/s "
+              f"({tlr['map_batch_fused_images_per_s'] / tfr['map_batch_fused_images_per_s']:.2f}x tensorlet/TF), "
+              f"map(cheap).batch(64) {tfr['cheap_fused_elements_per_s']:,.0f} el/s "
+              f"({tlr['cheap_fused_elements_per_s'] / tfr['cheap_fused_elements_per_s']:.2f}x tensorlet/TF)")
     print(f"threads: {tlr['threads_while_iterating']} while iterating, {tlr['threads_left_after_abandon']} left "
           f"after abandoning the iterator")
     print(json.dumps(res))

@@ -107,6 +107,8 @@ def main():
     if args.tf_python and os.path.exists(args.tf_python):
         peers["keras-tf"] = args.tf_python
     best = {k: {} for k in peers}
+    text_rounds = {k: [] for k in peers}
+    load0 = os.getloadavg()
     with tempfile.TemporaryDirectory() as root:
         if args.images:
             make_pngs(root, args.images)
@@ -118,9 +120,11 @@ def main():
                 line = [x for x in res.stdout.splitlines() if x.startswith("RESULT ")]
                 if not line:
                     sys.exit(f"{name} failed:\n{res.stderr[-3000:]}")
+                text_rounds[name].append(json.loads(line[-1][7:])["text_s"])
                 for k, v in json.loads(line[-1][7:]).items():
                     keep = min if k.endswith("_s") else max
                     best[name][k] = keep(best[name].get(k, v), v)
+    print(f"load average {load0[0]:.2f} at the start, {os.getloadavg()[0]:.2f} at the end")
     for name, b in best.items():
         line = f"{name:10s} TextVectorization adapt+call {args.sentences} sentences: {b['text_s'] * 1e3:8.1f} ms"
         if args.images:
@@ -129,7 +133,9 @@ def main():
         print(line)
     if "keras-tf" in best:
         t, k = best["tensorlet"], best["keras-tf"]
-        print(f"text: tensorlet is {k['text_s'] / t['text_s']:.2f}x Keras-on-TF's speed (> 1 is faster)")
+        ratios = [a / b for a, b in zip(text_rounds["keras-tf"], text_rounds["tensorlet"])]
+        print(f"text: tensorlet is {k['text_s'] / t['text_s']:.2f}x Keras-on-TF's speed (> 1 is faster; best of each); "
+              f"per round {' '.join(f'{r:.2f}' for r in ratios)}, median {float(np.median(ratios)):.2f}x")
         if args.images:
             print(f"images: tensorlet throughput is {t['iter_ips'] / k['iter_ips']:.2f}x Keras-on-TF's (iterate), "
                   f"{t['fit_ips'] / k['fit_ips']:.2f}x (feeding fit)")

@@ -3,7 +3,8 @@
 Models (same weights everywhere): ``mlp`` (784-128-10 Dense, relu) and the seed's MNIST ``cnn`` (Conv2D(16, 3,
 relu), Conv2D(16, 3, relu), GlobalAveragePooling2D, Dense(10)); each request is one 28x28x1 image.
 For 1, 8 and 64 concurrent clients (threads in this process, each with its own keep-alive connection or gRPC
-channel, a fixed number of requests each): throughput and p50/p99 latency of REST and gRPC, with and without
+channel, connected and warmed by one untimed request, then a fixed number of timed requests each, all starting
+together): throughput and p50/p99 latency of REST and gRPC, with and without
 ``--enable_batching``; the peer is a minimal Python HTTP server (``ThreadingHTTPServer``) wrapping real TF's
 call of the same model (run with TensorFlow's Python when there is one). Also the bare compiled call of each
 model in-process, and at 1 client two views of the server's own cost: the time the server reports for each
@@ -256,9 +257,19 @@ def _server_ms(value):
     return (out["app"], out.get("call")) if "app" in out else None
 
 
-def _rest_client(port, kind, body, n, lat, errors, server=None):
+def _rest_client(port, kind, body, n, lat, errors, server=None, ready=None):
     conn = http.client.HTTPConnection(HOST, port, timeout=60)
     headers = {"Content-Type": "application/json"}
+    if ready is not None:  # connected and warm before the timed requests start together
+        try:
+            conn.request("POST", f"/v1/models/{kind}:predict", body=body, headers=headers)
+            conn.getresponse().read()
+        except OSError as e:
+            errors.append(repr(e))
+            conn.close()
+            conn = http.client.HTTPConnection(HOST, port, timeout=60)
+        finally:
+            ready.wait()
     for _ in range(n):
         t = time.perf_counter()
         try:
@@ -280,7 +291,7 @@ def _rest_client(port, kind, body, n, lat, errors, server=None):
     conn.close()
 
 
-def _grpc_client(port, kind, x, n, lat, errors, server=None):
+def _grpc_client(port, kind, x, n, lat, errors, server=None, ready=None):
     import grpc
 
     from tensorlet._src.serving import protos, tensors
@@ -288,6 +299,16 @@ def _grpc_client(port, kind, x, n, lat, errors, server=None):
 
     ch = grpc.insecure_channel(f"{HOST}:{port}")
     ps = stub(ch, "PredictionService")
+    if ready is not None:  # connected and warm before the timed requests start together
+        try:
+            req = protos.PredictRequest()
+            req.model_spec.name = kind
+            tensors.to_proto(x, req.inputs["images"])
+            ps.Predict(req, timeout=60)
+        except grpc.RpcError as e:
+            errors.append(e.details())
+        finally:
+            ready.wait()
     for _ in range(n):
         t = time.perf_counter()
         req = protos.PredictRequest()
@@ -318,14 +339,17 @@ def run_load(transport, port, kind, clients, per_client):
     errors = []
     target = _rest_client if transport == "rest" else _grpc_client
     payload = body if transport == "rest" else x
-    # a few warm requests (connections, first compiles per batch size) are not timed
+    # a few warm requests (first compiles per batch size) are not timed; each client connects and sends one untimed
+    # request before the timed ones start together (the figures are steady-state, not connection setup)
     target(port, kind, payload, 3, [], errors)
+    ready = threading.Barrier(clients + 1)
     threads = [threading.Thread(target=target, args=(port, kind, payload, per_client, lats[i], errors,
-                                                     server if clients == 1 else None))
+                                                     server if clients == 1 else None, ready))
                for i in range(clients)]
-    t = time.perf_counter()
     for th in threads:
         th.start()
+    ready.wait()
+    t = time.perf_counter()
     for th in threads:
         th.join()
     wall = time.perf_counter() - t
@@ -361,7 +385,7 @@ def main() -> int:
     args = ap.parse_args()
     kinds = args.only.split(",")
     levels = [int(c) for c in args.clients.split(",")]
-    per = {c: max(10, args.requests // max(1, c // 4 if c > 1 else 1)) for c in levels}
+    per = {c: max(20, args.requests // max(1, c // 4 if c > 1 else 1)) for c in levels}
     root = tempfile.mkdtemp(prefix="bench_serving_")
     load_start = os.getloadavg()
     save_models(root, kinds)
@@ -399,6 +423,7 @@ def main() -> int:
                               f"p50 {res['p50_ms']:7.2f} ms p99 {res['p99_ms']:7.2f} ms errors {res['errors']}",
                               flush=True)
     finally:
+        died = {b: p[0].returncode for b, p in procs.items() if p[0].poll() is not None}
         for p in list(procs.values()):
             p[0].terminate()
         for p in [*nulls.values(), *([peer] if locals().get("peer") is not None else [])]:
@@ -411,6 +436,8 @@ def main() -> int:
     print(f"\nload average (1, 5, 15 min) at start {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f}, "
           f"at end {load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}; {os.cpu_count()} CPUs")
     print(f"{args.rounds} interleaved rounds, latencies pooled over them")
+    for b, rc in died.items():
+        print(f"WARNING: the {b} server exited during the run (rc {rc}); its later figures count errors")
     print("bare compiled call (in-process, 1 row, median of rounds): "
           + ", ".join(f"{k} {v:.3f} ms" for k, v in bare_ms.items()))
     summary = []

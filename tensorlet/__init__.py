@@ -17,9 +17,14 @@ from tensorlet._src.compat.hessians import (
 )
 from tensorlet._src.compat.v1_graph import (
     Graph,
+    Operation,
     control_dependencies,
     gradients,
     group,
+    import_graph_def,
+)
+from tensorlet._src.data.optional import (
+    OptionalSpec,
 )
 from tensorlet._src.data.structure import (
     type_spec_from_value,
@@ -35,6 +40,7 @@ from tensorlet._src.framework.context import (
     name_scope,
 )
 from tensorlet._src.framework.device import (
+    check_pinned,
     device,
 )
 from tensorlet._src.framework.device_spec import (
@@ -96,6 +102,7 @@ from tensorlet._src.framework.variables import (
     Variable,
     VariableAggregation,
     VariableSynchronization,
+    variable_creator_scope,
 )
 from tensorlet._src.framework.versions import (
     COMPILER_VERSION as __compiler_version__,
@@ -125,6 +132,9 @@ from tensorlet._src.graph.py_func import (
 )
 from tensorlet._src.graph.tensor_array import (
     TensorArray,
+)
+from tensorlet._src.graph.tensor_array_spec import (
+    TensorArraySpec,
 )
 from tensorlet._src.io.sparse import (
     SparseTensor,
@@ -168,13 +178,10 @@ from tensorlet._src.ops.array_sequence import (
     reverse_sequence,
 )
 from tensorlet._src.ops.array_shape import (
-    broadcast_dynamic_shape,
     broadcast_static_shape,
-    broadcast_to,
     get_static_value,
     repeat,
     reshape,
-    shape,
     shape_n,
     squeeze,
     tile,
@@ -204,9 +211,7 @@ from tensorlet._src.ops.creation import (
     fill,
     linspace,
     meshgrid,
-    ones,
     range,
-    zeros,
 )
 from tensorlet._src.ops.debugging import (
     Assert,
@@ -222,10 +227,15 @@ from tensorlet._src.ops.dispatch import (
     array_identity__identity as identity,
     array_identity__stop_gradient as stop_gradient,
     array_select__where as where,
+    array_shape__broadcast_dynamic_shape as broadcast_dynamic_shape,
+    array_shape__broadcast_to as broadcast_to,
     array_shape__expand_dims as expand_dims,
     array_shape__rank as rank,
+    array_shape__shape as shape,
     array_shape__size as size,
+    creation__ones as ones,
     creation__ones_like as ones_like,
+    creation__zeros as zeros,
     creation__zeros_like as zeros_like,
     gather_scatter__boolean_mask as boolean_mask,
     gather_scatter__gather as gather,
@@ -397,6 +407,7 @@ _LAZY = {
     'errors',
     'experimental',
     'feature_column',
+    'graph_util',
     'image',
     'io',
     'keras',

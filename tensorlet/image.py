@@ -55,6 +55,10 @@ from tensorlet._src.ops.image_extra import (
     ssim_multiscale,
     stateless_sample_distorted_bounding_box,
 )
+from tensorlet._src.ops.image_glimpse import (
+    extract_glimpse,
+    generate_bounding_box_proposals,
+)
 from tensorlet._src.ops.image_ops import (
     ResizeMethod,
     adjust_brightness,

@@ -13,6 +13,11 @@ from tensorlet._src.ops.quantization_ops import (
     quantize_and_dequantize,
     quantize_and_dequantize_v2,
 )
+from tensorlet._src.ops.quantize_ops import (
+    dequantize,
+    quantize,
+    quantized_concat,
+)
 
 
 def __getattr__(name):

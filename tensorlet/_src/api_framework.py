@@ -38,6 +38,7 @@ for _n in ("Tensor", "convert_to_tensor", "constant", "is_tensor"):
 export_value("experimental.numpy.ndarray", _F + "tensor", "Tensor")
 for _n in ("Variable", "VariableSynchronization", "VariableAggregation"):
     export_value(_n, _F + "variables", _n)
+export_value("variable_creator_scope", _F + "variables", "variable_creator_scope")
 export_value("executing_eagerly", _F + "context", "executing_eagerly")
 export_value("name_scope", _F + "context", "name_scope")
 export_value("get_current_name_scope", _F + "context", "get_current_name_scope")

@@ -111,10 +111,11 @@ def test_import_tensorlet_keeps_the_heavy_parts_lazy():
             "print(sorted(m for m in sys.modules if m.startswith('tensorlet._src.compat')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     # v1_graph (TF1 Graph/Session/placeholder) is the light TF1 core, loaded by `import tensorlet` as before it moved;
-    # hessians is the top-level tf.hessians (built on v1_graph's gradients), strings tf.compat's own as_bytes & co.
+    # hessians is the top-level tf.hessians (built on v1_graph's gradients), strings tf.compat's own as_bytes & co.,
+    # v1_variable_scope tf.compat.v1's variable_scope / get_variable (split out of v1_graph).
     assert out.stdout.strip() == ("['tensorlet._src.compat', 'tensorlet._src.compat.hessians', "
                                   "'tensorlet._src.compat.strings', 'tensorlet._src.compat.v1_graph', "
-                                  "'tensorlet._src.compat.v1_ops']")
+                                  "'tensorlet._src.compat.v1_ops', 'tensorlet._src.compat.v1_variable_scope']")
 
 
 def test_v1_logging_and_app_run():

@@ -128,3 +128,76 @@ def test_whitespace_split_rows_match_per_string_reference():
     tv2 = keras.layers.TextVectorization()
     tv2.adapt(texts)
     assert tv2.get_vocabulary()[:4] == ["", "[UNK]", "a", "c"]
+
+
+def _reference_tokens(row, standardize):
+    if standardize in ("lower", "lower_and_strip_punctuation"):
+        row = row.lower()
+    if standardize in ("strip_punctuation", "lower_and_strip_punctuation"):
+        row = row.translate(None, b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+    return row.split()
+
+
+def test_text_kernels_match_per_row_reference():
+    """The all-rows kernels (one buffer; tokens under 8 bytes as uint64 keys, counted and looked up with NumPy;
+    longer ones as bytes) against bytes.split of each row and a dict: every kind of whitespace, rows holding
+    newlines, empty rows, the 7/8-byte boundary, UTF-8, NULs, and a vocabulary large enough for hash collisions."""
+    import collections
+
+    from tensorlet._src.keras.layers import preprocessing_text_kernels as K
+
+    rng = np.random.RandomState(7)
+    alphabet = list(b"aAbZ.,!'\n\t\x0b\x0c\r\x1c\x00 ") + [0xc3, 0xa9]
+    rows = [bytes(rng.choice(alphabet, size=rng.randint(0, 30)).tolist()) for _ in range(300)]
+    rows += [b"", b"abcdefg abcdefgh Abcdefghi", b"a\x00 a \x00", b"\n\nx\n", b"   "]
+    for std in (None, "lower", "strip_punctuation", "lower_and_strip_punctuation"):
+        ref = [_reference_tokens(r, std) for r in rows]
+        flat = [t for r in ref for t in r]
+        toks, lens = K.split_rows(rows, std)
+        assert toks == flat and lens.tolist() == [len(r) for r in ref], std
+        for few in (rows[:1], rows[:2], []):  # the single-row and empty cases
+            assert K.split_rows(few, std)[1].tolist() == [len(_reference_tokens(r, std)) for r in few]
+        raw, joined = K.standardize_join(rows, std)
+        counts = collections.Counter()
+        K.count_tokens(joined, counts)
+        assert counts == collections.Counter(flat), std
+        vocab = sorted(set(flat))[::2] + [b"x" * 9, b"q"]
+        table = {t: i + 2 for i, t in enumerate(vocab)}
+        starts, ends = K.token_spans(joined)
+        assert K.KeyTable(table).lookup(joined, starts, ends, 1).tolist() == [table.get(t, 1) for t in flat], std
+    # 20k vocabulary entries, half the queries out of vocabulary
+    table = {b"w%d" % i: i + 2 for i in range(20000)}
+    queries = [b"w%d" % i for i in rng.randint(0, 40000, size=5000)]
+    joined = K.standardize_join([b" ".join(queries)], None)[1]
+    starts, ends = K.token_spans(joined)
+    assert K.KeyTable(table).lookup(joined, starts, ends, 1).tolist() == [table.get(t, 1) for t in queries]
+
+
+def test_text_vectorization_adapt_and_outputs_match_reference():
+    # vocabulary order (count descending, ties by token descending) and every output mode, with tokens on both
+    # sides of the 8-byte key limit, against a per-row reference
+    import collections
+
+    words = [b"a", b"bb", b"seven77", b"eight888", b"nineteen-letters-xy", b"caf\xc3\xa9"]
+    rng = np.random.RandomState(3)
+    text = [b" ".join(rng.choice(words, size=rng.randint(0, 12)).tolist()) for _ in range(200)]
+    ref = [_reference_tokens(r, "lower_and_strip_punctuation") for r in text]
+    counts = collections.Counter(t for r in ref for t in r)
+    order = [t for t, _ in sorted(counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)][:4]
+    index = {t: i + 2 for i, t in enumerate(order)}
+    ids = [[index.get(t, 1) for t in r] for r in ref]
+    tv = keras.layers.TextVectorization(max_tokens=6, output_sequence_length=5)
+    tv.adapt(np.array(text, dtype=object))
+    assert tv.get_vocabulary() == ["", "[UNK]"] + [t.decode() for t in order]
+    np.testing.assert_array_equal(tv(tf.constant(text)).numpy(), [(r + [0] * 5)[:5] for r in ids])
+    depth = 6
+    hot = np.zeros((len(text), depth), np.int64)
+    for i, r in enumerate(ids):
+        for j in r:
+            hot[i, j - 1] += 1  # multi_hot/count have no mask index: OOV is 0
+    for mode, want in (("count", hot), ("multi_hot", np.minimum(hot, 1))):
+        tv = keras.layers.TextVectorization(max_tokens=5, output_mode=mode)
+        tv.adapt(text)
+        got = tv(tf.constant(text))
+        assert got.dtype == tf.int64
+        np.testing.assert_array_equal(got.numpy(), want[:, :5])

@@ -1,6 +1,6 @@
 """In-process checks of the serving speed paths: the numeric JSON reader, a batch closing early when no other
-request is on its way (and a lone request's batch run by its caller), and the REST predict on the event loop
-(inline call, worker thread, batcher, timeout)."""
+request is on its way (counting gRPC calls whose model is not known yet; a lone request's batch run by its caller),
+and the REST predict on the event loop (inline call, worker thread, batcher, timeout)."""
 
 import asyncio
 import json
@@ -79,6 +79,62 @@ def test_batch_closes_when_no_request_is_on_its_way():
     np.testing.assert_array_equal(out["a"]["y"], np.full((1, 2), 2.0))
     np.testing.assert_array_equal(out["b"]["y"], np.full((2, 2), 6.0))
     assert arrivals.n == 0
+
+
+def test_unrouted_requests_hold_the_batch_open():
+    """A gRPC call counts in ``Service.unrouted`` from its arrival, before its message says which model it is for:
+    an open batch waits for it (and a request does not run its batch alone); a ticket dropped without leaving (a
+    call cancelled before its handler ran) stops counting."""
+    calls = []
+    unrouted = Arrivals()
+    arrivals = Arrivals(unrouted)
+    b = Batcher(_recording(calls), BatchingOptions(max_batch_size=8, batch_timeout_micros=10_000_000,
+                                                   num_batch_threads=1), arrivals=arrivals)
+    pending, lost = unrouted.enter(), unrouted.enter()
+    out = {}
+    first = arrivals.enter()
+    t = threading.Thread(target=lambda: out.setdefault("a", b.submit({"x": np.ones((1, 2))}, first)))
+    start = time.monotonic()
+    t.start()
+    time.sleep(0.2)
+    assert calls == [] and t.is_alive()  # two calls may be on their way to this model: the batch waits
+    mine = arrivals.enter()  # one of them is routed here (counted for the model before it leaves the unrouted count)
+    pending.leave()
+    t2 = threading.Thread(target=lambda: out.setdefault("b", b.submit({"x": np.full((2, 2), 3.0)}, mine)))
+    t2.start()
+    t2.join(0.2)
+    assert t2.is_alive() and not calls
+    del lost  # the other never reaches a handler: nothing else can join, the batch closes now
+    t.join(5)
+    t2.join(5)
+    b.close()
+    assert time.monotonic() - start < 5 and [n for n, _ in calls] == [3]
+    np.testing.assert_array_equal(out["a"]["y"], np.full((1, 2), 2.0))
+    np.testing.assert_array_equal(out["b"]["y"], np.full((2, 2), 6.0))
+    assert arrivals.n == 0 and unrouted.n == 0 and arrivals.idle()
+
+
+def test_unrouted_calls_cannot_arrive_while_every_thread_is_busy():
+    calls = []
+    unrouted = Arrivals(capacity=2)  # two worker threads carry the unrouted calls
+    arrivals = Arrivals(unrouted)
+    b = Batcher(_recording(calls), BatchingOptions(max_batch_size=8, batch_timeout_micros=10_000_000,
+                                                   num_batch_threads=1), arrivals=arrivals)
+    queued = unrouted.enter()  # a call waiting for a thread
+    unrouted.started()  # one thread has a request for the model
+    first = arrivals.enter()
+    t = threading.Thread(target=lambda: b.submit({"x": np.ones((1, 2))}, first))
+    t.start()
+    time.sleep(0.2)
+    assert calls == [] and t.is_alive()  # a thread is free: the queued call may still come
+    unrouted.started()  # the other thread takes a request too: the queued call cannot arrive before a batch ends
+    t.join(5)
+    assert not t.is_alive() and [n for n, _ in calls] == [1]
+    unrouted.finished()
+    unrouted.finished()
+    queued.leave()
+    b.close()
+    assert unrouted.n == 0 and unrouted.active == 0
 
 
 def test_lone_request_runs_its_batch_on_the_calling_thread():

@@ -195,6 +195,41 @@ def test_batching_warmup_config_polling_and_graceful_shutdown(tmp_path):
         warm = 2  # the warmup's two one-row batches
         assert sizes["8"] - warm < n, text
 
+        # the same over gRPC: a call counts for batching from its arrival, before its message is read
+        before = _metric(text, name + "_count")
+        ch = s.channel()
+        ps = stub(ch, "PredictionService")
+        reqs = []
+        for x in xs:
+            req = protos.PredictRequest()
+            req.model_spec.name = "b"
+            tensors.to_proto(x, req.inputs["x"])
+            reqs.append(req)
+        got = [None] * n
+        barrier = threading.Barrier(n)
+
+        def call(i):
+            barrier.wait()
+            got[i] = tensors.to_numpy(ps.Predict(reqs[i], timeout=30).outputs["y"])
+
+        threads = [threading.Thread(target=call, args=(i,)) for i in range(n)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for i in range(n):
+            np.testing.assert_allclose(got[i], su.mlp_reference(xs[i], 1), rtol=1e-5)
+        text = s.request("GET", "/monitoring/prometheus/metrics")[1].decode()
+        assert _metric(text, name + "_count") - before < n, text
+        # a lone call is answered at once: the calls above left no count behind (a batch would wait its 0.5 s)
+        took = []
+        for _ in range(3):
+            t0 = time.monotonic()
+            ps.Predict(reqs[0], timeout=30)
+            took.append(time.monotonic() - t0)
+        assert min(took) < 0.25, took
+        ch.close()
+
         status, body = s.post("/v1/models/b:predict", {"instances": np.zeros((9, 4)).tolist()})
         assert status == 400 and "Task size 9 is larger than maximum input batch size 8" in body["error"]
 

@@ -23,6 +23,11 @@ TABLES = {
     "tests/io/sparse_extra_cases.py": "sparse_extra.json",
     "tests/io/feature_cases.py": "feature_ops.json",
     "tests/io/webp_cases.py": "webp.json",
+    "tests/io/ctc_beam_cases.py": "ctc_beam.json",
+    "tests/ops/check_numerics_cases.py": "check_numerics.json",
+    "tests/ops/glimpse_cases.py": "glimpse.json",
+    "tests/ops/fractional_pool_cases.py": "fractional_pool.json",
+    "tests/io/proto_codec_cases.py": "proto_codec.json",
 }
 
 if __name__ == "__main__":

@@ -10,7 +10,9 @@ it.  ``Session.run`` executes the nodes the fetches need (stopping at fed tensor
 from __future__ import annotations
 
 import contextlib
+import os
 import re
+import sys
 import threading
 
 import numpy as np
@@ -47,21 +49,79 @@ def _assign_np(xp, value, var, kind):
 
 ASSIGN_VAR = defop("AssignVariableOp", _assign_np, grad=NONDIFF, kind="v1", stateful=True, no_lowering=True,
                    shape=lambda value, var, kind: Spec(var.shape, var.dtype))
+_ASSIGN_OPS = {"assign": "AssignVariableOp", "assign_add": "AssignAddVariableOp",
+               "assign_sub": "AssignSubVariableOp"}
 NO_OP = defop("NoOp", lambda xp, *deps: (), grad=NONDIFF, n_out=None, kind="v1", stateful=True, no_lowering=True,
               shape=lambda *deps: [])
 
 
+@tf_export("Operation", "compat.v1.Operation")
 class Operation:
-    """What TF1 calls an op run for its effect (``tf.group``, initializers, train ops): ``sess.run`` -> None."""
+    """A node of a compat.v1 graph (``graph.get_operations()``, ``tf.group``, train ops); ``sess.run(op)`` runs
+    it for its effect and gives None."""
 
     def __init__(self, graph, node, name=None):
         self.graph = graph
         self._node = node
-        self.name = name or node.name
+        self._name = name
+
+    @property
+    def name(self):
+        return self._name or self._node.name
 
     @property
     def type(self):
-        return self._node.op.name
+        """TF's op type (``MatMul``, ``AssignVariableOp``...)."""
+        op = self._node.op
+        if op is ASSIGN_VAR:
+            return _ASSIGN_OPS[self._node.attrs["kind"]]
+        return _tf_type(op)
+
+    @property
+    def outputs(self):
+        return [] if self._node.op in (ASSIGN_VAR, NO_OP) else list(self._node.outputs)
+
+    @property
+    def inputs(self):
+        return list(self._node.inputs) if self._node.op is not NO_OP else []
+
+    @property
+    def control_inputs(self):
+        deps = list(self._node.control) + list(self._node.attrs.get("deps", ()) if self._node.op is NO_OP else ())
+        if self._node.op is NO_OP:
+            deps += [t.node for t in self._node.inputs]
+        return [Operation(self.graph, n) for n in dict.fromkeys(deps)]
+
+    @property
+    def device(self):
+        return ""
+
+    @property
+    def node_def(self):
+        from tensorlet._src.compat import v1_graph_def
+
+        gd = v1_graph_def.as_graph_def(self.graph)
+        for nd in gd.node:
+            if nd.name == self.name:
+                return nd
+        raise ValueError(f"Operation {self.name!r} has no NodeDef")
+
+    def get_attr(self, name):
+        from tensorlet._src.saved_model.tf_ops import attr_python
+
+        nd = self.node_def
+        if name not in nd.attr:
+            raise ValueError(f"Operation {self.name!r} has no attr named '{name}'.")
+        return attr_python(nd.attr[name], self.name)
+
+    def values(self):
+        return tuple(self.outputs)
+
+    def __eq__(self, other):
+        return isinstance(other, Operation) and other._node is self._node
+
+    def __hash__(self):
+        return hash(id(self._node))
 
     def run(self, feed_dict=None, session=None):
         (session or get_default_session() or Session(graph=self.graph)).run(self, feed_dict)
@@ -92,15 +152,24 @@ class V1Builder(Tracer):
         if value.dtype is not var.dtype:
             raise errors.invalid_argument(kind, f"Cannot {kind} a {value.dtype.name} value to variable "
                                                 f"'{var._name}' of dtype {var.dtype.name}")
+        from tensorlet._src.framework.context import get_current_name_scope
+
+        scope = get_current_name_scope()
         node = self.graph.add(ASSIGN_VAR, [value], {"var": var, "kind": kind}, [Spec(var.shape, var.dtype)],
-                              name=_unique(self.graph, "Assign"))
+                              name=_unique(self.graph, (scope + "/" if scope else "") + _ASSIGN_OPS[kind]))
         return node.outputs[0]
 
     def variable_created(self, var):
+        base = var._name[:-2] if var._name.endswith(":0") else var._name
+        var._name = _unique(self.graph, base) + ":0"  # TF: a second variable "w" in a graph is "w_1"
         self.v1graph._register_variable(var)
 
     def bind(self, op, inputs, attrs):
+        g = self.graph
+        before = len(g.nodes)
         r = super().bind(op, inputs, attrs)
+        if len(g.nodes) > before:
+            self._name_nodes(g.nodes[before:])
         deps = self.v1graph._control
         if deps:
             for t in (r if isinstance(r, tuple) else (r,)):
@@ -109,16 +178,129 @@ class V1Builder(Tracer):
         return r
 
 
+    def _name_nodes(self, nodes):
+        """TF's node names: ``scope/OpType`` (``_1``, ``_2``... when taken); the ``name=`` the user passed to the
+        public function that made them names its last node, earlier ones go under it (``name/OpType``)."""
+        from tensorlet._src.framework.context import get_current_name_scope
+
+        g = self.graph
+        scope = get_current_name_scope()
+        prefix = scope + "/" if scope else ""
+        user, frame = _user_call() if self._user_names else (None, None)
+        prev = self._last_named
+        if user is not None and prev is not None and prev[0] is frame and prev[1].name == prev[2]:
+            prev[1].name = _unique(g, f"{prev[2]}/{_tf_type(prev[1].op)}")  # the call made another node
+            full = prev[2]
+        else:
+            full = _unique(g, prefix + user) if user is not None else None
+        for k, n in enumerate(nodes):
+            if full is not None and k == len(nodes) - 1:
+                n.name = full
+            else:
+                n.name = _unique(g, (full + "/" if full else prefix) + _tf_type(n.op))
+        self._last_named = (frame, nodes[-1], full) if full is not None else None
+
+    _last_named = None
+    _user_names = True  # (off while import_graph_def builds nodes: they take the GraphDef's names)
+
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
+
+
+def _user_call():
+    """``(name, frame)`` of the outermost tensorlet call on the stack (the public function the user called):
+    its ``name`` argument when it is a non-empty string, else None."""
+    f = sys._getframe(2)
+    chain = []
+    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+        chain.append(f)
+        f = f.f_back
+    if not chain:
+        return None, None
+    for f in reversed(chain[-3:]):  # (the public function may be a thin dispatch wrapper around the op's)
+        code = f.f_code
+        params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        if "name" in params:
+            name = f.f_locals.get("name")
+            return (name if isinstance(name, str) and name else None), chain[-1]
+        kw = f.f_locals.get("kwargs") if code.co_flags & 0x08 else None  # CO_VARKEYWORDS
+        if isinstance(kw, dict) and isinstance(kw.get("name"), str) and kw["name"]:
+            return kw["name"], chain[-1]
+    return None, chain[-1]
+
+
+def _tf_type(op):
+    td = op.tfdef
+    return (td.op if td is not None and td.op else None) or op.name
+
+
 def _unique(g, base):
+    """A node name not used yet in ``g``: ``base``, else ``base_1``, ``base_2``... (TF compares names case-blind)."""
     names = getattr(g, "_names", None)
     if names is None:
         names = g._names = {}
-    n = names.get(base, 0)
-    names[base] = n + 1
-    return base if n == 0 else f"{base}_{n}"
+    key = base.lower()
+    n = names.get(key, 0)
+    name = base if n == 0 else f"{base}_{n}"
+    while n and name.lower() in names:
+        n += 1
+        name = f"{base}_{n}"
+    names[key] = n + 1
+    if name.lower() != key:
+        names[name.lower()] = 1
+    return name
 
 
 _default = threading.local()
+
+
+class _Dead:
+    """The value on the untaken output of a TF1 ``Switch`` (``v1_graph_ops``): ops reading it are not run."""
+
+    def __repr__(self):
+        return "<dead tensor>"
+
+
+DEAD = _Dead()
+GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER = 2474, 12  # the GraphDef versions TF 2.21 writes
+registry.export_value("compat.v1.GRAPH_DEF_VERSION", __name__, "GRAPH_DEF_VERSION")
+registry.export_value("compat.v1.GRAPH_DEF_VERSION_MIN_CONSUMER", __name__, "GRAPH_DEF_VERSION_MIN_CONSUMER")
+
+
+class _ProtoClass(type):
+    """``tf.compat.v1.GraphDef`` & co: TF's protobuf message classes (tensorboard's copies, the same wire format),
+    loaded on first use so that ``tf.compat.v1`` does not import protobuf."""
+
+    def _real(cls):
+        from tensorlet._src.saved_model import protos
+
+        return getattr(protos, cls.__name__)
+
+    def __call__(cls, *args, **kwargs):
+        return cls._real()(*args, **kwargs)
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, cls._real())
+
+    def __getattr__(cls, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(cls._real(), name)
+
+
+@tf_export("compat.v1.GraphDef")
+class GraphDef(metaclass=_ProtoClass):
+    """TF's ``GraphDef`` protocol buffer message."""
+
+
+@tf_export("compat.v1.MetaGraphDef")
+class MetaGraphDef(metaclass=_ProtoClass):
+    """TF's ``MetaGraphDef`` protocol buffer message."""
+
+
+@tf_export("compat.v1.NodeDef")
+class NodeDef(metaclass=_ProtoClass):
+    """TF's ``NodeDef`` protocol buffer message."""
 
 
 @tf_export("Graph", "compat.v1.Graph")
@@ -134,6 +316,10 @@ class Graph:
         self._initial_values: dict[int, np.ndarray] = {}
         self._finalized = False
         self._control = []  # nodes from enclosing tf.control_dependencies blocks
+        self._unavailable: dict = {}  # imported node name -> v1_import.Unavailable (why it was not imported)
+        self._imported_variables: dict[str, Variable] = {}  # "w:0" -> variable made by import_graph_def
+        self._initializers: dict[int, object] = {}  # id(imported variable) -> its initializer node
+        self._savers: list = []  # the Savers built in this graph (their save/ nodes are written with it)
         self.seed = None
 
     @contextlib.contextmanager
@@ -158,18 +344,42 @@ class Graph:
     def get_operations(self):
         return [Operation(self, n) for n in self._ir.nodes]
 
+    def _check_available(self, op_name):
+        why = self._unavailable.get(op_name)
+        if why is not None:
+            raise why.cls(None, op_name, f"'{op_name}' was not imported: {why.error}")
+
     def get_tensor_by_name(self, name):
-        op_name, _, idx = name.rpartition(":")
+        if not isinstance(name, str):
+            raise TypeError(f"Tensor names are strings (or similar), not {type(name).__name__}.")
+        op_name, sep, idx = name.rpartition(":")
+        if not sep or not idx.isdigit():
+            raise ValueError(f"The name '{name}' looks a like an Operation name, not a Tensor name. Tensor names "
+                             "must be of the form \"<op_name>:<output_index>\".")
         for n in self._ir.nodes:
-            if n.name == op_name and int(idx or 0) < len(n.outputs):
-                return n.outputs[int(idx or 0)]
-        raise KeyError(f"The name '{name}' refers to a Tensor which does not exist.")
+            if n.name == op_name and int(idx) < len(n.outputs):
+                return n.outputs[int(idx)]
+        v = self._imported_variables.get(name)
+        if v is None:  # ("w:0": TF's variable handle; sess.run reads it)
+            v = next((x for x in list(self.get_collection("variables")) + list(self._ir.variables)
+                      if x.name == name), None)
+        if v is not None:
+            return v
+        self._check_available(op_name)
+        raise KeyError(f"The name '{name}' refers to a Tensor which does not exist. The operation, '{op_name}', "
+                       "does not exist in the graph.")
 
     def get_operation_by_name(self, name):
         for n in self._ir.nodes:
             if n.name == name:
                 return Operation(self, n)
+        self._check_available(name)
         raise KeyError(f"The name '{name}' refers to an Operation not in the graph.")
+
+    def as_graph_element(self, obj, allow_tensor=True, allow_operation=True):
+        if isinstance(obj, str):
+            return self.get_tensor_by_name(obj) if ":" in obj else self.get_operation_by_name(obj)
+        return obj
 
     def add_to_collection(self, name, value):
         self._collections.setdefault(name, []).append(value)
@@ -189,6 +399,18 @@ class Graph:
             self.add_to_collection("trainable_variables", var)
         self._initial_values[id(var)] = np.array(var._v)
 
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        """This graph as a TensorFlow ``GraphDef`` proto (TF's op names and attrs; resource variables)."""
+        from tensorlet._src.compat import v1_graph_def
+
+        return v1_graph_def.as_graph_def(self, from_version, add_shapes)
+
+    @property
+    def graph_def_versions(self):
+        from tensorlet._src.saved_model import protos as P
+
+        return P.versions_pb2.VersionDef(producer=GRAPH_DEF_VERSION, min_consumer=GRAPH_DEF_VERSION_MIN_CONSUMER)
+
     def __repr__(self):
         return f"<tensorlet.compat.v1.Graph with {len(self._ir.nodes)} nodes>"
 
@@ -201,6 +423,27 @@ def _graph_stack():
 
 
 _global = {"graph": None, "eager_disabled": False}
+
+
+@tf_export("import_graph_def", "graph_util.import_graph_def", "compat.v1.import_graph_def",
+           "compat.v1.graph_util.import_graph_def")
+def import_graph_def(graph_def, input_map=None, return_elements=None, name=None, op_dict=None,
+                     producer_op_list=None):
+    """Imports a TensorFlow ``GraphDef`` proto into the current graph under the name scope ``name`` (default
+    ``"import"``; ``""`` for none): ``input_map`` replaces its tensors ({"x:0": tensor}); returns the tensors and
+    operations named in ``return_elements`` (``"name:0"`` / ``"name"``), or None (see ``v1_import``)."""
+    from tensorlet._src.compat import v1_import
+
+    return v1_import.import_graph_def(graph_def, input_map, return_elements, name, op_dict, producer_op_list)
+
+
+@tf_export("compat.v1.wrap_function")
+def wrap_function(fn, signature, name=None):
+    """Builds ``fn(*placeholders)`` once in a TF1 graph (``signature``: TensorSpecs, one placeholder each) and
+    returns it as a callable ``WrappedFunction`` with ``prune(feeds, fetches)`` (see ``v1_wrap_function``)."""
+    from tensorlet._src.compat import v1_wrap_function
+
+    return v1_wrap_function.wrap_function(fn, signature, name)
 
 
 @tf_export("compat.v1.get_default_graph")
@@ -278,6 +521,7 @@ def _op_from(deps, name):
     tensors = [d for d in deps if isinstance(d, GraphTensor)]
     tensors += [d._node.outputs[0] if d._node.outputs else None for d in deps if isinstance(d, Operation)]
     node_deps = [d._node for d in deps if isinstance(d, Operation)]
+    node_deps += [d for d in deps if isinstance(d, _ir_module.Node)]
     node = b.graph.add(NO_OP, [t for t in tensors if t is not None], {"deps": node_deps}, [],
                        name=_unique(b.graph, name))
     return Operation(g, node)
@@ -298,6 +542,10 @@ def variables_initializer(var_list, name="init"):
     g = get_default_graph()
     assigns = []
     for v in var_list:
+        imported = g._initializers.get(id(v))
+        if imported is not None:  # a variable of an imported graph: its own initializer op
+            assigns.append(imported)
+            continue
         init = g._initial_values.get(id(v))
         if init is None:
             init = np.array(v._v)
@@ -444,7 +692,7 @@ class Session:
 
     def _resolve(self, f):
         if isinstance(f, str):
-            return self.graph.get_tensor_by_name(f) if ":" in f else self.graph.get_operation_by_name(f)
+            f = self.graph.get_tensor_by_name(f) if ":" in f else self.graph.get_operation_by_name(f)
         if isinstance(f, Variable):
             with self.graph.as_default():
                 return f.value()
@@ -492,10 +740,17 @@ def _execute(graph: IRGraph, targets, feeds):
             todo.append(d)
         todo.extend(n.control)
     env = dict(feeds)
+    dead = set()  # ids of nodes not run: they read a dead tensor (TF1 Switch / Merge), or run after one
     for n in graph.nodes:
         if id(n) not in need:
             continue
         op = n.op
+        if dead and any(id(c) in dead for c in n.control) or (
+                op.name != "Merge" and any(env.get(id(t)) is DEAD for t in n.inputs)):
+            dead.add(id(n))
+            for o in n.outputs:
+                env[id(o)] = DEAD
+            continue
         if op is PLACEHOLDER:
             if id(n.outputs[0]) not in env:
                 t = n.outputs[0]
@@ -518,7 +773,10 @@ def _execute(graph: IRGraph, targets, feeds):
             for o, v in zip(n.outputs, r):
                 env[id(o)] = v
     out = []
-    for t in targets:
+    for k, t in enumerate(targets):
+        if isinstance(t, GraphTensor) and env[id(t)] is DEAD:
+            raise errors.InvalidArgumentError(None, t.node.name, f"Retval[{k}] does not have value (fetch "
+                                                                 f"{t.name} is on an untaken branch)")
         if isinstance(t, GraphTensor):
             out.append(np.asarray(env[id(t)]) if not isinstance(env[id(t)], np.ndarray) else env[id(t)])
         elif isinstance(t, EagerTensor):
@@ -548,6 +806,13 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     if not isinstance(interp, Tracer):
         raise RuntimeError("tf.gradients is not supported when eager execution is enabled. Use tf.GradientTape "
                            "instead.")
+    from tensorlet._src.framework.context import name_scope
+
+    with name_scope(name or "gradients"):
+        return _gradients(interp, ys, xs, grad_ys, stop_gradients, unconnected_gradients)
+
+
+def _gradients(interp, ys, xs, grad_ys, stop_gradients, unconnected_gradients):
     from tensorlet._src.autodiff.tape import _differentiable
 
     graph = interp.graph
@@ -611,124 +876,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             total = zeros_like(x.value() if isinstance(x, Variable) else x)
         out.append(total)
     return out
-
-
-
-# --- variable scopes and get_variable ---------------------------------------------------------------------
-
-class _ReuseMode:
-    def __repr__(self):
-        return "AUTO_REUSE"
-
-
-AUTO_REUSE = _ReuseMode()
-_scopes = threading.local()
-_eager_store: dict = {}
-
-
-def _scope_stack():
-    s = getattr(_scopes, "stack", None)
-    if s is None:
-        s = _scopes.stack = []
-    return s
-
-
-@tf_export("compat.v1.variable_scope")
-class variable_scope:  # noqa: N801 - TF's name
-    """``with tf.variable_scope("layer", reuse=...):`` -- prefixes ``get_variable`` names and controls reuse."""
-
-    def __init__(self, name_or_scope=None, default_name=None, values=None, initializer=None, regularizer=None,
-                 caching_device=None, partitioner=None, custom_getter=None, reuse=None, dtype=None,
-                 use_resource=None, constraint=None, auxiliary_name_scope=True):
-        name = name_or_scope.name if isinstance(name_or_scope, variable_scope) else name_or_scope
-        if name is None:
-            if default_name is None:
-                raise TypeError("If default_name is None then name_or_scope is required")
-            name = default_name
-        self._base = name
-        self.reuse = reuse
-        self.initializer = initializer
-        self.dtype = dtype
-        self.name = name
-
-    def __enter__(self):
-        stack = _scope_stack()
-        parent = stack[-1] if stack else None
-        self.name = (parent.name + "/" if parent else "") + self._base
-        if self.reuse is None and parent is not None:
-            self.reuse = parent.reuse
-        if self.initializer is None and parent is not None:
-            self.initializer = parent.initializer
-        stack.append(self)
-        from tensorlet._src.framework.context import name_scope
-
-        self._ns = name_scope(self._base)
-        self._ns.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        self._ns.__exit__(*exc)
-        _scope_stack().pop()
-        return False
-
-    def reuse_variables(self):
-        self.reuse = True
-
-
-@tf_export("compat.v1.get_variable_scope")
-def get_variable_scope():
-    stack = _scope_stack()
-    return stack[-1] if stack else variable_scope("")
-
-
-@tf_export("compat.v1.get_variable")
-def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None, trainable=None,
-                 collections=None, caching_device=None, partitioner=None, validate_shape=True,
-                 use_resource=None, custom_getter=None, constraint=None, synchronization=None, aggregation=None):
-    """The variable ``scope/name``: created on first use, returned again under ``reuse=True``/``AUTO_REUSE``."""
-    scope = get_variable_scope()
-    full = (scope.name + "/" if scope.name else "") + name
-    builder = _current_builder()
-    store = get_default_graph()._var_store if builder is not None else _eager_store
-    reuse = scope.reuse
-    if full in store:
-        if reuse is True or reuse is AUTO_REUSE:
-            return store[full]
-        raise ValueError(f"Variable {full} already exists, disallowed. Did you mean to set reuse=True or "
-                         "reuse=tf.AUTO_REUSE in VarScope?")
-    if reuse is True:
-        raise ValueError(f"Variable {full} does not exist, or was not created with tf.get_variable(). Did you mean "
-                         "to set reuse=tf.AUTO_REUSE in VarScope?")
-    dtype = _dt.as_dtype(dtype or scope.dtype or _dt.float32)
-    init = initializer if initializer is not None else scope.initializer
-    if init is None:
-        if dtype.is_floating:
-            from tensorlet._src.ops.random_stateless import stateless_uniform  # glorot uniform, as TF1
-
-            dims = TensorShape(shape).as_list()
-            fan_in = dims[-2] if len(dims) > 1 else (dims[0] if dims else 1)
-            fan_out = dims[-1] if dims else 1
-            if len(dims) > 2:
-                receptive = int(np.prod(dims[:-2]))
-                fan_in, fan_out = fan_in * receptive, fan_out * receptive
-            limit = float(np.sqrt(6.0 / max(1.0, fan_in + fan_out)))
-            seed = [abs(hash(full)) % (2 ** 31), 0]
-            value = lambda: stateless_uniform(dims, seed, -limit, limit, dtype)  # noqa: E731
-        else:
-            value = lambda: np.zeros(TensorShape(shape).as_list(), dtype._np)  # noqa: E731
-    elif callable(init) and not isinstance(init, Tensor):
-        try:
-            value = lambda: init(TensorShape(shape).as_list(), dtype=dtype)  # noqa: E731
-        except TypeError:
-            value = lambda: init(TensorShape(shape).as_list())  # noqa: E731
-    else:
-        value = init
-    var = Variable(value, trainable=True if trainable is None else trainable, name=name, dtype=dtype)
-    store[full] = var
-    return var
-
-
-registry.export_value("compat.v1.AUTO_REUSE", __name__, "AUTO_REUSE")
 
 
 _ir_module.eval_hook = eval_tensor

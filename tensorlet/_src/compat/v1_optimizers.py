@@ -37,9 +37,9 @@ def _op_name(var) -> str:
     return name[:-2] if name.endswith(":0") else name.split(":")[0]
 
 
-def _graph_group(ops):
+def _graph_group(ops, name=None):
     ops = [o for o in ops if o is not None]
-    return group(*ops)
+    return group(*ops, name=name)
 
 
 @tf_export("compat.v1.train.Optimizer")
@@ -114,18 +114,34 @@ class Optimizer:
         var_list = [v for g, v in pairs if g is not None]
         if not var_list:
             raise ValueError(f"No gradients provided for any variable: {[str(v) for _, v in pairs]}.")
+        from tensorlet._src.compat import v1_graph
+
+        builder = v1_graph._current_builder()
         with init_scope():
             for v in var_list:
                 self._primaries[_var_key(v)] = v
             self._create_slots(var_list)
-        self._prepare()
-        updates = [self._apply_dense(g, v) for g, v in pairs if g is not None]
-        updates.append(self._finish(updates))
-        if global_step is not None:
-            updates.append(global_step.assign_add(cast(1, global_step.dtype)))
+        if builder is not None:  # a TF1 graph: slots are global variables of the graph (its Saver saves them)
+            have = builder.v1graph.get_collection("variables")
+            non_slot = list(self._non_slot.values())
+            for v in sorted(self.variables(), key=lambda v: all(v is not x for x in non_slot)):  # (TF's order)
+                if all(v is not x for x in have):
+                    builder.variable_created(v)
+        from tensorlet._src.framework.context import name_scope
+
+        with name_scope(name or self._name):  # (TF1 graphs: the update ops are "GradientDescent/...")
+            self._prepare()
+            updates = [self._apply_dense(g, v) for g, v in pairs if g is not None]
+            updates.append(self._finish(updates))
+            if global_step is not None:
+                updates.append(global_step.assign_add(cast(1, global_step.dtype)))
         if executing_eagerly():
             return None
-        return _graph_group(updates)
+        op = _graph_group(updates, name or self._name)
+        from tensorlet._src.compat import v1_graph
+
+        v1_graph.get_default_graph().add_to_collection("train_op", op)  # (TF's minimize records it there)
+        return op
 
     def minimize(self, loss, global_step=None, var_list=None, gate_gradients=GATE_OP, aggregation_method=None,
                  colocate_gradients_with_ops=False, name=None, grad_loss=None):

@@ -3,10 +3,10 @@
 A Saver saves each variable under its name (``var.op.name``, e.g. ``dense/kernel``; the keys of ``var_list``
 when it is a dict), with no object graph -- the files TF1's ``Saver`` writes and reads, so either side restores
 the other's.  ``save`` writes ``save_path[-global_step].index`` / ``.data-00000-of-00001`` and updates the
-``checkpoint`` state file, keeping the newest ``max_to_keep`` checkpoints.  The ``.meta`` MetaGraphDef TF1
-also writes is not written (``write_meta_graph`` is accepted and ignored; ``import_meta_graph`` is not
-supported).  Values are the variables' current values (tensorlet's TF1 sessions keep them in the variables),
-so ``sess`` may be a session or None.
+``checkpoint`` state file, keeping the newest ``max_to_keep`` checkpoints.  In a TF1 graph it also writes
+``<prefix>.meta``, the graph's MetaGraphDef with this Saver's ``save/`` subgraph and SaverDef (``v1_meta_graph``),
+unless ``write_meta_graph=False``, as TF does.  Values are the variables' current values (tensorlet's TF1
+sessions keep them in the variables), so ``sess`` may be a session or None.
 
 >>> v = tf.Variable([1.0, 2.0], name="v")
 >>> saver = tf.compat.v1.train.Saver([v])
@@ -88,8 +88,17 @@ class Saver:
         self._last = []  # [(path, time)]
         self._next_keep = time.time() + keep_checkpoint_every_n_hours * 3600
         self._built = None
+        self._graph = None
+        from tensorlet._src.compat import v1_graph as v1
+
+        if v1._current_builder() is not None:  # a TF1 graph: its save/ nodes are written with the graph
+            self._graph = v1.get_default_graph()
+            self._graph._savers.append(self)
         if not defer_build:
             self.build()
+
+    def _options(self):
+        return {"max_to_keep": self._max_to_keep, "keep_checkpoint_every_n_hours": self._keep_hours}
 
     def _vars(self) -> dict:
         if self._built is None:
@@ -137,6 +146,16 @@ class Saver:
             tensors[name] = stored if isinstance(stored, np.ndarray) else np.asarray(
                 var.numpy() if hasattr(var, "numpy") else var)
         _bundle.write_bundle(prefix, tensors)
+        graph = getattr(sess, "graph", None) or self._graph
+        if write_meta_graph and graph is not None and hasattr(graph, "_savers"):
+            try:
+                self.export_meta_graph(f"{prefix}.{meta_graph_suffix}", graph=graph,
+                                       strip_default_attrs=strip_default_attrs)
+            except _errors.UnimplementedError as e:  # the checkpoint is written; only the graph cannot be
+                import logging
+
+                logging.getLogger("tensorflow").warning("Saver: %s.%s not written: %s", prefix, meta_graph_suffix,
+                                                        e.message)
         now = time.time()
         self._last = [(p, t) for p, t in self._last if p != prefix] + [(prefix, now)]
         if write_state:
@@ -177,9 +196,35 @@ class Saver:
                     raise _errors.DataLossError(None, "RestoreV2", str(e)) from None
                 _ck._assign(var, name, reader.dtype(name), value)
 
+    def export_meta_graph(self, filename=None, collection_list=None, as_text=False, export_scope=None,
+                          clear_devices=False, clear_extraneous_savers=False, strip_default_attrs=False,
+                          save_debug_info=False, graph=None):
+        """The MetaGraphDef of this Saver's graph with its SaverDef (written to ``filename`` when given)."""
+        from tensorlet._src.compat import v1_meta_graph
+
+        g = graph if graph is not None else self._graph
+        if g is None:
+            raise RuntimeError("Exporting/importing meta graphs is not supported when eager execution is enabled. "
+                               "No graph exists when eager execution is enabled.")
+        if self not in g._savers:
+            g._savers.append(self)
+        return v1_meta_graph.export_meta_graph(filename, collection_list=collection_list, as_text=as_text,
+                                               graph=g, export_scope=export_scope, clear_devices=clear_devices,
+                                               strip_default_attrs=strip_default_attrs, _saver=self)
+
     def as_saver_def(self):
         from tensorboard.compat.proto import saver_pb2
 
+        g = self._graph
+        if g is not None:
+            from tensorlet._src.compat import v1_graph_def
+
+            names = v1_graph_def.build(g)[2].get(id(self))
+            if names is not None:
+                return saver_pb2.SaverDef(filename_tensor_name=names[0], save_tensor_name=names[1],
+                                          restore_op_name=names[2], max_to_keep=self._max_to_keep, sharded=False,
+                                          keep_checkpoint_every_n_hours=self._keep_hours,
+                                          version=saver_pb2.SaverDef.V2)
         return saver_pb2.SaverDef(filename_tensor_name="save/Const:0", save_tensor_name="save/control_dependency:0",
                                   restore_op_name="save/restore_all", max_to_keep=self._max_to_keep, sharded=False,
                                   keep_checkpoint_every_n_hours=self._keep_hours, version=saver_pb2.SaverDef.V2)

@@ -83,6 +83,11 @@ class _BatchDataset(UnaryDataset):
         plan = self._input._index_plan()
         if plan is not None:
             return self._gen_plan(plan, ictx)
+        from tensorlet._src.data.map_batch import fused_gen
+
+        fused = fused_gen(self, ictx)  # map(f).batch(n): f once per batch (TF's map_and_batch_fusion)
+        if fused is not None:
+            return fused
         return self._gen_elements(ictx)
 
     def _gen_elements(self, ictx):

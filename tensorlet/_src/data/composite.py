@@ -20,8 +20,9 @@ from tensorlet._src.framework.tensor_spec import TensorSpec
 
 def is_composite(v) -> bool:
     """A RaggedTensor / SparseTensor value (anything with a component-based TypeSpec)."""
-    if isinstance(v, (Tensor, np.ndarray, np.generic)) or v.__class__.__module__.startswith("tensorlet._src.data"):
-        return False
+    if isinstance(v, (Tensor, np.ndarray, np.generic)) or (v.__class__.__module__.startswith("tensorlet._src.data")
+                                                         and v.__class__.__name__ != "Optional"):
+        return False  # datasets and iterators have specs too, but are not element values
     ts = getattr(v, "_type_spec", None)
     return ts is not None and hasattr(ts, "_to_components")
 

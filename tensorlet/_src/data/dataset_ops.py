@@ -258,7 +258,7 @@ class DatasetV2:
         """Load a dataset written by ``Dataset.save`` here or in TensorFlow (TF's snapshot format)."""
         from tensorlet._src.data.save_load import load
 
-        return load(path, element_spec, compression, reader_func)
+        return load(path, element_spec, compression, reader_func, wait)
 
     # --- transformations ------------------------------------------------------------------
     def map(self, map_func, num_parallel_calls=None, deterministic=None, synchronous=None,
@@ -449,6 +449,24 @@ class DatasetV2:
         from tensorlet._src.data.save_load import save
 
         save(self, path, compression, shard_func)
+
+    def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None, name=None):
+        """Persist the elements under ``path`` on the first complete pass; later passes read them back."""
+        from tensorlet._src.data.resample import SnapshotDataset
+
+        return SnapshotDataset(self, path, compression, reader_func, shard_func, name)
+
+    def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None, name=None):
+        """Resample to the class distribution ``target_dist``: elements become ``(class_func(x), x)``."""
+        from tensorlet._src.data.resample import _resample
+
+        return _resample(self, class_func, target_dist, initial_dist, seed)
+
+    def sparse_batch(self, batch_size, row_shape, name=None):
+        """Batches of dense elements as ``SparseTensor``s of dense shape ``[batch_size, *row_shape]``."""
+        from tensorlet._src.data.resample import SparseBatchDataset
+
+        return SparseBatchDataset(self, batch_size, row_shape, name)
 
     @property
     def _type_spec(self):

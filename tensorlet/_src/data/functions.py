@@ -74,6 +74,7 @@ class DataFunction:
         self._out_template = None
         self._lock = threading.Lock()
         self._traced = None
+        self._concrete = None  # the traced graph (data/vectorize.py runs it over stacked elements)
         tf_function = _tf_function()
         if tf_function is not None:
             self._trace(tf_function)
@@ -186,8 +187,10 @@ class DataFunction:
                      for o in S.dflatten(outs)]
             self._out_spec = S.dpack(self._out_template, specs)
             self._traced = traced
+            self._concrete = concrete
         except Exception:  # noqa: BLE001 - untraceable functions run eagerly
             self._traced = None
+            self._concrete = None
             self._out_spec = None
 
 

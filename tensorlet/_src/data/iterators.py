@@ -42,11 +42,12 @@ STATE_FORMAT = "tensorlet.data.iterator"
 class IterCtx:
     """Per-iterator resources: stop event and cleanup callbacks of background workers."""
 
-    __slots__ = ("stop", "ignore", "_cleanups", "_lock", "__weakref__")
+    __slots__ = ("stop", "ignore", "options", "_cleanups", "_lock", "__weakref__")
 
-    def __init__(self):
+    def __init__(self, options=None):
         self.stop = threading.Event()
         self.ignore = set()  # ids of nodes whose per-element errors drop the element (upstream of ignore_errors)
+        self.options = options  # the iterated dataset's tf.data.Options (TF applies them to the whole pipeline)
         self._cleanups = []
         self._lock = threading.Lock()
 
@@ -113,7 +114,7 @@ class OwnedIterator(Iterator):
             for g, s in zip(gens, seeds):
                 g.set_state(s)
         self._seeds_at_start = [g.get_state() for g in gens]
-        self._ictx = IterCtx()
+        self._ictx = IterCtx(self._dataset.options())
         self._gen = self._dataset._gen(self._ictx)
         self._finalizer = weakref.finalize(self, _finalize, self._ictx, self._gen)
 

@@ -1,7 +1,9 @@
 """``tf.data.Options`` and its option groups (threading, optimization, autotune, distribute).
 
-Options are plain records: tensorlet reads ``deterministic`` and ``threading.private_threadpool_size``;
-the rest are accepted and merged as TF does (a later ``with_options`` wins for every option it sets).
+Options are plain records: tensorlet reads ``deterministic``, ``threading.private_threadpool_size`` and
+``experimental_optimization.map_and_batch_fusion`` / ``apply_default_optimizations`` (``data/vectorize.py``: map+batch
+fusion and vectorized parallel-map chunks); the rest are accepted and merged as TF does (a later ``with_options``
+wins for every option it sets).  An iterator applies the options of the dataset it iterates to the whole pipeline.
 
 >>> o = tf.data.Options(); o.deterministic = False
 >>> tf.data.Dataset.range(3).with_options(o).options().deterministic
@@ -15,7 +17,7 @@ import enum
 from tensorlet._src.ops.registry import tf_export
 
 __all__ = ["Options", "ThreadingOptions", "OptimizationOptions", "AutotuneOptions", "DistributeOptions",
-           "AutoShardPolicy", "ExternalStatePolicy", "AutotuneAlgorithm"]
+           "AutoShardPolicy", "ExternalStatePolicy", "AutotuneAlgorithm", "ServiceOptions"]
 
 
 @tf_export("data.experimental.AutoShardPolicy")
@@ -130,6 +132,13 @@ class DistributeOptions(_OptionsBase):
     _DEFAULTS = {"auto_shard_policy": AutoShardPolicy.AUTO, "num_devices": None}
 
 
+@tf_export("data.experimental.ServiceOptions")
+class ServiceOptions(_OptionsBase):
+    """``pinned``: TF's hint to pin the tf.data service's buffers (accepted; host memory here is never pinned)."""
+
+    _DEFAULTS = {"pinned": None}
+
+
 @tf_export("data.Options")
 class Options(_OptionsBase):
     """Options for a dataset: ``ds.with_options(opts)``; ``deterministic=False`` lets parallel map/interleave
@@ -139,5 +148,6 @@ class Options(_OptionsBase):
                  "experimental_external_state_policy": None, "experimental_slack": None,
                  "experimental_symbolic_checkpoint": None, "experimental_warm_start": None}
     _GROUPS = {"autotune": AutotuneOptions, "experimental_distribute": DistributeOptions,
-               "experimental_optimization": OptimizationOptions, "threading": ThreadingOptions}
+               "experimental_optimization": OptimizationOptions, "experimental_service": ServiceOptions,
+               "threading": ThreadingOptions}
     _ALIASES = {"experimental_deterministic": "deterministic", "experimental_threading": "threading"}

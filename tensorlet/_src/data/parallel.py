@@ -23,6 +23,8 @@ import weakref
 
 from tensorlet._src.data.dataset_ops import AUTOTUNE, static_int
 from tensorlet._src.data.transformations import UnaryDataset, _InterleaveDataset, _MapDataset, num_workers
+from tensorlet._src.data import vectorize as _vectorize
+from tensorlet._src.data.vectorize import rewrites_enabled, unstack, vectorized
 from tensorlet._src.framework import errors
 
 __all__ = ["PrefetchDataset", "ParallelMapDataset", "ParallelInterleaveDataset", "background", "AUTOTUNE_PREFETCH"]
@@ -187,7 +189,9 @@ class ParallelMapDataset(_MapDataset):
         queue operations, a wake-up: main-thread Python time, holding the GIL) once per chunk instead of once per
         element.  Each element's result or error is kept and yielded in order; at most ``2 * n`` tasks are in
         flight, and a chunk starts as soon as its elements are read (chunks are 1 element until the function's
-        cost is known)."""
+        cost is known).  A function ``data/vectorize.py`` can run over stacked elements does so once it has run
+        on ``MIN_ELEMENTS`` elements: a chunk of ``VEC_CHUNK`` elements is then one XLA call (its Python
+        overhead, which holds the GIL, paid once per chunk; XLA's batched loops use the cores better)."""
         fn = self._fn
         me = id(self)
         det = _deterministic(self, self._deterministic)
@@ -198,14 +202,29 @@ class ParallelMapDataset(_MapDataset):
         inp = self._input._gen(ictx)
         exhausted = False
         timing = [0.0, 0]  # seconds spent in the function, elements: the chunk size follows the function's cost
-        size = 1
+        vec = _vectorized(self, ictx)
+        use_vec = vec is not None and vec.ready
+        size = VEC_CHUNK if use_vec else 1
+        # A function writing variables (stateful random ops advance a counter) runs one call at a time: two
+        # workers reading the counter before either writes it back would draw the same numbers.
+        concrete = fn._concrete
+        serial = _serial_lock(fn) if concrete is not None and concrete.graph.var_final else None
 
-        def run_chunk(chunk):
+        def run_chunk(task):
+            chunk, vectorize = task
+            if vectorize and not vec.broken:
+                res = vec(chunk, size=VEC_CHUNK)
+                if res is not None:
+                    return [(True, leaves) for leaves in unstack(res, len(chunk))]
             t0 = time.perf_counter()
             out = []
             for leaves in chunk:
                 try:
-                    out.append((True, fn(leaves)))
+                    if serial is None:
+                        out.append((True, fn(leaves)))
+                    else:
+                        with serial:
+                            out.append((True, fn(leaves)))
                 except Exception as e:  # noqa: BLE001 - raised (or skipped) in order by the consumer
                     out.append((False, e))
             timing[0] += time.perf_counter() - t0
@@ -224,7 +243,7 @@ class ParallelMapDataset(_MapDataset):
                             break
                     if not chunk:
                         break
-                    pending.append(pool.submit(run_chunk, chunk))
+                    pending.append(pool.submit(run_chunk, (chunk, use_vec)))
                 if not pending:
                     return
                 if det:
@@ -239,10 +258,16 @@ class ParallelMapDataset(_MapDataset):
                             continue
                         raise out
                     yield out
-                if timing[1] >= 2 * n:
+                if use_vec:
+                    size = VEC_CHUNK
+                elif vec is not None and vec.seen + timing[1] >= _vectorize.MIN_ELEMENTS:
+                    use_vec, size = True, VEC_CHUNK
+                elif timing[1] >= 2 * n:
                     per = timing[0] / timing[1]
                     size = max(1, min(CHUNK_MAX, int(CHUNK_S / per) if per > 0 else CHUNK_MAX))
         finally:
+            if vec is not None and not use_vec:
+                vec.seen += timing[1]
             for f in pending:
                 f.cancel()
             pool.shutdown()
@@ -250,6 +275,22 @@ class ParallelMapDataset(_MapDataset):
 
 CHUNK_S = 1e-3  # a parallel map's task runs its function on elements for about this long ...
 CHUNK_MAX = 16  # ... on at most this many elements
+VEC_CHUNK = 16  # elements per call of a vectorized function (data/vectorize.py; a short chunk is padded)
+
+
+def _serial_lock(fn):
+    lock = fn.__dict__.get("_serial")
+    if lock is None:
+        lock = fn.__dict__.setdefault("_serial", threading.Lock())
+    return lock
+
+
+def _vectorized(ds, ictx):
+    """The vectorized form of a parallel map's function, where TF's default rewrites are allowed."""
+    options = ictx.options if ictx.options is not None else ds.options()
+    if not rewrites_enabled(options):
+        return None
+    return vectorized(ds._fn)
 
 
 ParallelMapDataset.__name__ = ParallelMapDataset.__qualname__ = "_ParallelMapDataset"

@@ -71,8 +71,13 @@ class LoadDataset(DatasetV2):
 LoadDataset.__name__ = LoadDataset.__qualname__ = "_LoadDataset"
 
 
-def load(path, element_spec=None, compression=None, reader_func=None):
-    ds = LoadDataset(path, element_spec, compression)
+def load(path, element_spec=None, compression=None, reader_func=None, wait=False):
+    from tensorlet._src.data.service import distributed_save as _dist
+
+    if _dist.is_distributed_snapshot(os.fspath(path)):  # written by distributed_save (TF's layout)
+        ds = _dist.DistributedSnapshotDataset(path, element_spec, compression, wait)
+    else:
+        ds = LoadDataset(path, element_spec, compression)
     if reader_func is not None:
         raise errors.UnimplementedError(None, None, "Dataset.load(reader_func=...) is not supported by tensorlet; "
                                         "shards are read interleaved as by TF's default reader_func")

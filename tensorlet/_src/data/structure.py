@@ -16,6 +16,8 @@ from tensorlet._src.framework.tensor import Tensor
 from tensorlet._src.framework.tensor_shape import TensorShape, as_shape
 from tensorlet._src.framework.tensor_spec import TensorSpec
 from tensorlet._src.framework.type_spec import TypeSpec
+from tensorlet._src.graph.tensor_array import TensorArray
+from tensorlet._src.graph.tensor_array_spec import TensorArraySpec
 from tensorlet._src.ops.registry import tf_export
 from tensorlet._src.util import nest
 
@@ -29,6 +31,8 @@ def type_spec_from_value(value):
     ts = getattr(value, "_type_spec", None)
     if isinstance(ts, TypeSpec):
         return ts
+    if isinstance(value, TensorArray):  # not a composite in TF either: its spec comes from a converter
+        return TensorArraySpec.from_value(value)
     try:
         return TensorSpec.from_tensor(value)
     except (TypeError, ValueError):
@@ -154,41 +158,5 @@ def spec_repr(spec) -> str:
     return repr(spec)
 
 
-@tf_export("experimental.Optional", "data.experimental.Optional")
-class Optional:
-    """A value that may be absent: ``it.get_next_as_optional()``; ``has_value()``, ``get_value()``."""
-
-    def __init__(self, value, spec, present):
-        self._value, self._spec, self._present = value, spec, present
-
-    @staticmethod
-    def from_value(value):
-        from tensorlet._src.data.dataset_ops import spec_of_value
-
-        return Optional(value, spec_of_value(value), True)
-
-    @staticmethod
-    def empty(element_spec):
-        return Optional(None, element_spec, False)
-
-    @property
-    def element_spec(self):
-        return self._spec
-
-    def has_value(self, name=None):
-        from tensorlet._src.framework.tensor import _wrap
-
-        return _wrap(np.asarray(self._present))
-
-    def get_value(self, name=None):
-        if not self._present:
-            from tensorlet._src.framework import errors
-
-            raise errors.InvalidArgumentError(None, None, "The optional does not have a value.")
-        return self._value
-
-    def __repr__(self):
-        return f"<tf.experimental.Optional has_value={self._present}>"
-
-
 from collections.abc import Mapping as _Mapping  # noqa: E402
+from tensorlet._src.data.optional import Optional  # noqa: E402,F401  (re-exported: iterators use it)

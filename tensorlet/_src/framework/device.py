@@ -13,6 +13,7 @@ import os
 import re
 from typing import NamedTuple
 
+from tensorlet._src.framework.api_export import tf_export
 from tensorlet._src.framework.context import ctx
 
 
@@ -183,13 +184,14 @@ def get_memory_growth(device):
 
 
 def get_memory_info(device):
-    """``{"current": bytes, "peak": bytes}`` of an accelerator (jax's memory stats); the host CPU has none."""
+    """``{"current": bytes, "peak": bytes}`` of an accelerator (jax's memory stats); zeros for the host CPU, as
+    TF 2.21 gives (its CPU allocator keeps no stats)."""
     name = device if isinstance(device, str) else device.name
     kind, _, idx = name.rpartition(":")
     kind = kind.rsplit(":", 1)[-1].rsplit("/", 1)[-1].upper()
     devices = _accelerators(kind) if kind in ("GPU", "TPU") else []
-    if kind == "CPU":
-        raise ValueError(f"Allocator stats not available for device '{name}'")
+    if kind == "CPU" and idx in ("0", ""):
+        return {"current": 0, "peak": 0}
     if not idx.isdigit() or int(idx) >= len(devices):
         raise ValueError(f"No matching devices found for '{name}'")
     stats = devices[int(idx)].memory_stats() or {}
@@ -206,3 +208,19 @@ def set_soft_device_placement(enabled):
 
 def get_soft_device_placement():
     return _soft_placement[0]
+
+
+@tf_export("check_pinned")
+def check_pinned(tensor, name=None):
+    """Checks that ``tensor`` is in host memory pinned for a GPU (TF's ``CheckPinned`` op).
+
+    tensorlet's host tensors are NumPy arrays and its accelerator values are device buffers, so nothing is ever
+    in pinned host memory: like TF built without CUDA, this raises ``FailedPreconditionError``.
+    """
+    from tensorlet._src.framework import errors
+    from tensorlet._src.framework.tensor import convert_to_tensor
+
+    tensor = convert_to_tensor(tensor)
+    raise errors.FailedPreconditionError(
+        None, "CheckPinned", f"to check pinnedness, must be built with `--config=cuda` (tensorlet keeps no "
+                             f"{tensor.dtype.name} tensor in pinned host memory) [Op:CheckPinned]")

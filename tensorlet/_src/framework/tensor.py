@@ -85,6 +85,8 @@ class EagerTensor(Tensor):
     def numpy(self):
         """The value as a NumPy array (a copy: tensors are immutable) or NumPy scalar."""
         v = self._v
+        if v.dtype.names:  # TF's quantized dtypes: NumPy sees the storage integers, as TF's numpy() gives
+            v = v.view(v.dtype[0])
         if v.ndim == 0:
             return v[()]
         return v.copy()
@@ -180,6 +182,8 @@ def _wrap(a) -> EagerTensor:
 
 def numpy_text(v, is_repr: bool) -> str:
     """Format a value as TF does inside ``tf.Tensor(...)`` and ``<tf.Tensor ... numpy=...>``."""
+    if v.dtype.names:  # quantized: printed as its storage integers
+        v = v.view(v.dtype[0])
     if v.ndim == 0:
         # TF: repr shows the Python value (0.10000000149011612), str the NumPy scalar (0.1)
         s = v[()]

@@ -6,7 +6,9 @@ so tensors read from the variable earlier keep their values, as in TF.
 
 from __future__ import annotations
 
+import contextlib
 import enum
+import threading
 
 import numpy as np
 
@@ -51,7 +53,54 @@ class VariableAggregation(enum.Enum):
 _uid = [0]
 
 
-class Variable:
+_creators = threading.local()  # .stack: [(priority, creator)] of the enclosing tf.variable_creator_scope blocks
+_CREATOR_ARGS = ("initial_value", "trainable", "validate_shape", "caching_device", "name", "variable_def", "dtype",
+                 "import_scope", "constraint", "synchronization", "aggregation", "shape",
+                 "experimental_enable_variable_lifting")
+
+
+class _VariableMeta(type):
+    """``tf.Variable(...)`` goes through the creators of ``tf.variable_creator_scope`` (TF's creator chain)."""
+
+    def __call__(cls, *args, **kwargs):
+        stack = getattr(_creators, "stack", None)
+        if not stack or cls is not Variable:
+            return super().__call__(*args, **kwargs)
+        if len(args) > len(_CREATOR_ARGS):
+            raise TypeError(f"Variable() takes at most {len(_CREATOR_ARGS)} positional arguments")
+        for k, a in zip(_CREATOR_ARGS, args):
+            if k in kwargs:
+                raise TypeError(f"Variable() got multiple values for argument '{k}'")
+            kwargs[k] = a
+        full = {"initial_value": None, "trainable": None, "validate_shape": True, "caching_device": None,
+                "name": None, "variable_def": None, "dtype": None, "import_scope": None, "constraint": None,
+                "synchronization": VariableSynchronization.AUTO, "aggregation": VariableAggregation.NONE,
+                "shape": None, "experimental_enable_variable_lifting": None}
+        full.update(kwargs)
+        if full["aggregation"] is None:
+            full["aggregation"] = VariableAggregation.NONE
+        chain = lambda **kw: type.__call__(Variable, **kw)  # noqa: E731 - the default creator
+        for _, creator in stack:  # sorted by priority, inner scopes last: the innermost is called first
+            chain = (lambda c, nxt: lambda **kw: c(nxt, **kw))(creator, chain)
+        return chain(**full)
+
+
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator, priority=100):
+    """Within the block, ``tf.Variable(...)`` calls ``variable_creator(next_creator, **kwargs)`` (innermost scope
+    first; ``next_creator(**kwargs)`` continues the chain down to the default creator)."""
+    old = getattr(_creators, "stack", None) or []
+    new = sorted(old + [(priority, variable_creator)], key=lambda item: item[0])
+    _creators.stack = new
+    try:
+        yield
+    finally:
+        if getattr(_creators, "stack", None) is not new:
+            raise RuntimeError("Exiting variable_creator_scope without proper nesting.")
+        _creators.stack = old
+
+
+class Variable(metaclass=_VariableMeta):
     """A mutable tensor-like value: ``v = tf.Variable(1.0); v.assign_add(2.0)``."""
 
     __array_priority__ = 100

@@ -85,7 +85,7 @@ class ConcreteFunction:
                     outputs.append(tracer.capture(p if isinstance(p, Tensor) else convert_to_tensor(p)))
                 template_leaves.append(_CompositeLeaf(spec, leaves))
                 continue
-            if x is None or not (isinstance(x, Tensor) or isinstance(x, (int, float, bool, complex))
+            if x is None or not (isinstance(x, Tensor) or isinstance(x, (int, float, bool, complex, str, bytes))
                                  or hasattr(x, "__array__")):
                 template_leaves.append(x)
                 continue
@@ -147,7 +147,16 @@ class ConcreteFunction:
 
     @property
     def function_type(self):
-        return self.structured_input_signature
+        """TF's ``FunctionType`` of this trace (``inspect.Signature`` with trace types, output, captures)."""
+        from tensorlet._src.graph import function_type
+
+        return function_type.of_concrete(self)
+
+    @property
+    def _inference_function(self):
+        from tensorlet._src.graph import function_type
+
+        return function_type.InferenceFunction(self)
 
     def pretty_printed_signature(self, verbose=True):
         """TF's text of this function's type (input parameters, output type, captures)."""
@@ -198,6 +207,13 @@ class ConcreteFunction:
         return self._call_flat(tensors)
 
     def _call_flat(self, tensors):
+        if ctx.interp is not None and hasattr(ctx.interp, "function_outputs"):  # check-numerics mode
+            interp, ctx.interp = ctx.interp, None
+            try:
+                out = self._call_flat(tensors)
+            finally:
+                ctx.interp = interp
+            return interp.function_outputs(self._name, tensors, out)
         if ctx.tapes:
             return self._call_recorded(tensors)
         return self._packer(self._run([t._v if t.__class__ is EagerTensor else convert_to_tensor(t)._v

@@ -181,6 +181,8 @@ _vjp_cache: dict = {}
 def _vjp_np(xp, *arrays, fwd, fwd_attrs, n_primal, diff_in, diff_out):
     from tensorlet._src.graph.jaxrt import jax
 
+    if fwd is WHILE and id(fwd_attrs["body_graph"]) in _stepwise:
+        return _while_vjp_steps(arrays, fwd_attrs, n_primal, diff_in)
     a = _vjp_fwd_attrs(fwd, fwd_attrs, arrays[:n_primal])
     key = (id(fwd_attrs.get("body_graph", fwd_attrs.get("then_graph"))), a.get("max_static"))
     f = _vjp_cache.get(key)
@@ -190,12 +192,93 @@ def _vjp_np(xp, *arrays, fwd, fwd_attrs, n_primal, diff_in, diff_out):
         return tuple(np.asarray(x) for x in f(*arrays))
     except (jax.errors.ConcretizationTypeError, jax.errors.TracerIntegerConversionError,
             jax.errors.TracerArrayConversionError) as e:
-        from tensorlet._src.framework import errors
+        if fwd is not WHILE:
+            from tensorlet._src.framework import errors
 
-        raise errors.UnimplementedError(
-            None, "VJP", f"tensorlet cannot differentiate this {fwd.name}: a shape inside it depends on run-time "
-                         "values (e.g. a dynamic_size=True TensorArray that grows in a tf.while_loop; give it a "
-                         f"size= to differentiate through it) ({type(e).__name__})") from None
+            raise errors.UnimplementedError(
+                None, "VJP", f"tensorlet cannot differentiate this {fwd.name}: a shape inside it depends on "
+                             f"run-time values ({type(e).__name__})") from None
+        # a loop whose shapes change from step to step (a dynamic_size=True TensorArray growing): one scan
+        # cannot hold it, so differentiate it step by step
+        _stepwise.add(id(fwd_attrs["body_graph"]))
+        _vjp_cache.pop(key, None)
+        return _while_vjp_steps(arrays, fwd_attrs, n_primal, diff_in)
+
+
+_stepwise: set = set()  # ids of While bodies whose shapes vary across iterations
+
+
+def _while_vjp_steps(arrays, attrs, n_primal, diff_in):
+    """The VJP of a ``While`` whose loop variables change shape between iterations: run the loop forward on
+    NumPy keeping each iteration's inputs, then pull the cotangents back through one body step at a time (the
+    body's ops replayed eagerly under a tape on that step's arrays: NumPy kernels, so a new shape per step costs
+    no compilation)."""
+    from tensorlet._src.autodiff.tape import GradientTape, _dense
+    from tensorlet._src.framework.tensor import _wrap
+
+    n_vars, n_cond = attrs["n_vars"], attrs["n_cond"]
+    body, limit = attrs["body_graph"], attrs.get("max_static")
+    primals, cts = list(arrays[:n_primal]), list(arrays[n_primal:])
+    vs, cc, bc = list(primals[:n_vars]), primals[n_vars:n_vars + n_cond], primals[n_vars + n_cond:]
+    history = []
+    while (limit is None or len(history) < limit) and bool(np.asarray(run_graph(attrs["cond_graph"],
+                                                                                 vs + cc)[0][0])):
+        history.append(vs)
+        vs = list(run_graph(body, vs + bc)[0])
+    vi = [i for i in range(n_vars) if diff_in[i]]
+    bi = [j for j in range(len(bc)) if diff_in[n_vars + n_cond + j]]
+    ct_vars = [np.asarray(cts[i]) for i in vi]
+    ct_caps = [np.zeros_like(np.asarray(bc[j])) for j in bi]
+    caps = [_wrap(np.asarray(b)) for b in bc]
+    for step_in in reversed(history):
+        ins = [_wrap(np.asarray(a)) for a in step_in]
+        sources = [ins[i] for i in vi] + [caps[j] for j in bi]
+        with GradientTape(watch_accessed_variables=False) as tape:
+            for x in sources:
+                tape.watch(x)
+            out = replay(body, ins + caps)
+        targets = [out[i] for i in vi]
+        grads = tape.gradient(targets, sources, output_gradients=[
+            _wrap(c.astype(t.dtype._np, copy=False)) for c, t in zip(ct_vars, targets)])
+        grads = [np.zeros_like(x._v) if g is None else np.asarray(_dense(g)._v) for g, x in zip(grads, sources)]
+        ct_vars = grads[:len(vi)]
+        ct_caps = [c + g for c, g in zip(ct_caps, grads[len(vi):])]
+    by_var, by_cap = dict(zip(vi, ct_vars)), dict(zip(bi, ct_caps))
+    res = []
+    for k in range(n_primal):
+        if not diff_in[k]:
+            continue
+        like = np.asarray(primals[k])
+        if k < n_vars:
+            res.append(by_var[k].astype(like.dtype, copy=False))
+        elif k < n_vars + n_cond:
+            res.append(np.zeros_like(like))
+        else:
+            res.append(by_cap[k - n_vars - n_cond].astype(like.dtype, copy=False))
+    return tuple(res)
+
+
+def replay(graph, args):
+    """Run a nested graph's nodes as eager ops on eager tensors ``args`` (active tapes record them)."""
+    from tensorlet._src.framework.tensor import _wrap
+    from tensorlet._src.graph.ir import CONST, PLACEHOLDER
+    from tensorlet._src.ops.registry import bind
+
+    env = {id(ph): a for ph, a in zip(graph.inputs, args)}
+    for node in graph.nodes:
+        op = node.op
+        if op is PLACEHOLDER:
+            continue
+        if op is CONST:
+            env[id(node.outputs[0])] = _wrap(node.attrs["value"])
+            continue
+        r = bind(op, *[env[id(t)] for t in node.inputs], **node.attrs)
+        if op.n_out == 1:
+            env[id(node.outputs[0])] = r
+        else:
+            for o, v in zip(node.outputs, r):
+                env[id(o)] = v
+    return [env[id(t)] for t in graph.outputs]
 
 
 def _vjp_jax(jnp, *arrays, fwd, fwd_attrs, n_primal, diff_in, diff_out):

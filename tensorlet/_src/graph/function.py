@@ -321,6 +321,13 @@ class Function:
         return self._input_signature
 
     @property
+    def function_type(self):
+        """TF's ``FunctionType`` of the Python signature (parameters without trace types)."""
+        from tensorlet._src.graph import function_type
+
+        return function_type.of_function(self)
+
+    @property
     def _signature(self):
         if self._sig is False:
             import inspect

@@ -64,13 +64,17 @@ def _parameters(cf):
     args, kwargs = cf._structured_inputs
     out = []
     params = list(sig.parameters.values()) if sig is not None else []
+    var = next((p for p in params if p.kind is inspect.Parameter.VAR_POSITIONAL), None)
+    positional = params[:params.index(var)] if var is not None else params
     for i, a in enumerate(args):
-        p = params[i] if i < len(params) else None
-        name = p.name if p is not None else f"arg{i}"
-        kind = p.kind.name if p is not None else "POSITIONAL_ONLY"
+        p = positional[i] if i < len(positional) else None
+        # TF: with *args the positional parameters are positional-only and the extras are args_0, args_1, ...
+        name = p.name if p is not None else (f"{var.name}_{i - len(positional)}" if var is not None else f"arg{i}")
+        kind = "POSITIONAL_ONLY" if p is None or var is not None else p.kind.name
         out.append((name, kind, a))
+    rest = [p for p in params[min(len(args), len(positional)):] if p.kind is not inspect.Parameter.VAR_POSITIONAL]
     bound = {n for n, _, _ in out}
-    for p in params[len(args):]:
+    for p in rest:
         if p.name in kwargs:
             out.append((p.name, p.kind.name, kwargs[p.name]))
         elif p.default is not inspect.Parameter.empty and p.name not in bound:
@@ -85,8 +89,11 @@ def pretty_printed_signature(cf, verbose=True) -> str:
     params = _parameters(cf)
     outputs = _output_text(cf.structured_outputs)
     if not verbose:
-        inner = ", ".join(f"{n}: {_input_text(v)}" for n, _, v in params)
-        return f"({inner}) -> {outputs}"
+        items = [f"{n}: {_input_text(v)}" for n, _, v in params]
+        n_pos = sum(1 for _, k, _ in params if k == "POSITIONAL_ONLY")
+        if n_pos:  # inspect's marker after positional-only parameters
+            items.insert(n_pos, "/")
+        return f"({', '.join(items)}) -> {outputs}"
     lines = ["Input Parameters:"]
     lines += [f"  {n} ({k}): {_input_text(v)}" for n, k, v in params]
     lines += ["Output Type:", f"  {outputs}", "Captures:"]

@@ -61,6 +61,8 @@ class Tracer:
             r = node.outputs[0] if op.n_out == 1 else tuple(node.outputs)
         if ctx.tapes and registry.tape_hook is not None:
             registry.tape_hook(op, ins, attrs, r)
+        if registry.trace_hook is not None and folded is None:  # tf.debugging.enable_check_numerics
+            r = registry.trace_hook(self, op, ins, r)
         return r
 
     def capture(self, x) -> GraphTensor:

@@ -41,7 +41,10 @@ def dense(g):
 
 def _reshape_like(g, ans, x, **_):
     """The gradient of every op that only reshapes (Reshape, ExpandDims, Squeeze): reshape back."""
-    return bind(RESHAPE, dense(g), shape=_dims(x))
+    dims = _dims(x)
+    if dims is None or None in dims:  # traced with dims known only at run time
+        return reshape(dense(g), shape(x, out_type=_dt.int32))
+    return bind(RESHAPE, dense(g), shape=dims)
 
 
 def int_list(v, op_name, what="shape") -> list:

@@ -25,6 +25,8 @@ def unbroadcast(g, x):
     axes = list(range(lead)) + [lead + i for i, d in enumerate(xs) if d == 1 and gs[lead + i] != 1]
     if axes:
         g = reduce.reduce_sum(g, axis=axes, keepdims=True)
+    if None in xs:  # (TF1 graphs: a placeholder's unknown batch dimension) x's run-time shape
+        return array_shape.reshape(g, array_shape.shape(x))
     return array_shape.reshape(g, xs)
 
 

@@ -36,19 +36,21 @@ def _check_key(x, key):
         dim += 1
 
 
-def _slice_grad_np(xp, g, shape, key):
-    z = xp.zeros(shape, g.dtype)
+# ``shape`` is the sliced input's static shape; where it is only known at run time (a traced input with None
+# dims) the input itself is passed as a second argument and gives it
+def _slice_grad_np(xp, g, *like, shape, key):
+    z = xp.zeros(shape if shape is not None else like[0].shape, g.dtype)
     z[key] = g  # z is a fresh buffer: writing into it mutates nothing the user can see
     return z
 
 
-def _slice_grad_jax(xp, g, shape, key):
-    return xp.zeros(shape, g.dtype).at[key].set(g)
+def _slice_grad_jax(xp, g, *like, shape, key):
+    return xp.zeros(shape if shape is not None else like[0].shape, g.dtype).at[key].set(g)
 
 
 STRIDED_SLICE_GRAD = defop(
     "StridedSliceGrad", _slice_grad_np, jax_impl=_slice_grad_jax,
-    grad=lambda g, ans, dy, shape, key: bind(STRIDED_SLICE, g, key=key))
+    grad=lambda g, ans, dy, *like, shape, key: bind(STRIDED_SLICE, g, key=key))
 def _slice_kernel(xp, x, key):
     r = x[key]
     # an element of a string (object) array comes back as a Python bytes: keep tensors' values arrays
@@ -57,7 +59,8 @@ def _slice_kernel(xp, x, key):
 
 STRIDED_SLICE = defop(
     "StridedSlice", _slice_kernel, check=_check_key,
-    grad=lambda g, ans, x, key: bind(STRIDED_SLICE_GRAD, g, shape=tuple(x.shape), key=key),
+    grad=lambda g, ans, x, key: bind(STRIDED_SLICE_GRAD, g, shape=tuple(x.shape), key=key)
+    if x.shape.is_fully_defined() else bind(STRIDED_SLICE_GRAD, g, x, shape=None, key=key),
     tfdef=TFDef(consts=[("begin", 1, "int32"), ("end", 2, "int32"), ("strides", 3, "int32")],
                 to_tf=strided_slice_to_tf, from_tf=strided_slice_from_tf))
 

@@ -349,20 +349,46 @@ def invert(x, name=None):
 # --- casts -----------------------------------------------------------------------------
 
 def _cast_kernel(xp, x, dtype):
+    if x.dtype.names or np.dtype(dtype).names:  # TF's quantized dtypes: cast through their storage integers
+        return _quantized_cast(x, np.dtype(dtype))
+    if x.dtype.itemsize == 1 and x.dtype.kind in "fV" and np.dtype(dtype).kind in "iu":  # float8 to integers
+        return _narrow_float_cast(x, dtype)
     if x.dtype.kind == "c" and np.dtype(dtype).kind != "c":
         x = xp.real(x)
     return x.astype(dtype)
 
 
+def _narrow_float_cast(x, dtype):
+    return x.astype(np.float32).astype(dtype)  # float8 -> integer wraps through int32 as TF, not saturating
+
+
+def _quantized_cast(x, dtype):
+    if x.dtype.names:
+        x = x.view(x.dtype[0])
+    if x.dtype.kind == "c":
+        x = np.real(x)
+    if x.dtype.kind == "V":
+        x = x.astype(np.float32)
+    if not dtype.names:
+        return x.astype(dtype)
+    return x.astype(dtype[0]).view(dtype)
+
+
 def _cast_grad(g, ans, x, dtype):
-    if x.dtype._kind in "fc" and ans.dtype._kind in "fc":
+    # TF's _CastGrad passes gradients between float16/32/64, bfloat16 and complex types only (not float8)
+    if x.dtype._kind in "fc" and ans.dtype._kind in "fc" and x.dtype not in _NARROW and ans.dtype not in _NARROW:
         return cast(g, x.dtype)
     return None
 
 
+# ml_dtypes' narrow types TF's Cast kernel accepts (int4/uint4 only to and from integers and bool)
+_CASTABLE_NARROW = (D.float8_e5m2, D.float8_e4m3fn, D.int4, D.uint4)
 CAST = defop("Cast", _cast_kernel, quiet=True, grad=_cast_grad,
-             dtypes=tuple(d for d in D.ALL if d._kind not in "sr"),
-             tfdef=TFDef(rename={"dtype": "DstT"}, drop=("Truncate",)))
+             shape=lambda x, dtype: shapes.Spec(x.shape, D.from_numpy(np.dtype(dtype))),
+             dtypes=tuple(d for d in D.ALL if d._kind not in "sr") + D.QUANTIZED + _CASTABLE_NARROW,
+             tfdef=TFDef(rename={"dtype": "DstT"}, drop=("Truncate",)),
+             lower_check=lambda node: "casts a TF quantized dtype (no XLA form)" if any(
+                 t.dtype._kind == "q" for t in (*node.inputs, *node.outputs)) else None)
 
 
 @tf_export("cast", "dtypes.cast")
@@ -372,10 +398,23 @@ def cast(x, dtype, name=None):
     x = t(x)
     if x.dtype is dtype:
         return x
-    if dtype is D.string or x.dtype is D.string:
+    if dtype is D.string or x.dtype is D.string or not _castable(x.dtype, dtype):
         raise errors.op_error(errors.UnimplementedError, "Cast",
                               f"Cast {x.dtype.name} to {dtype.name} is not supported")
     return bind(CAST, x, dtype=dtype._np)
+
+
+_NARROW = frozenset(D.EXPERIMENTAL)
+
+
+def _castable(src, dst):
+    """TF's Cast kernels for ml_dtypes' narrow types: float8 from floats only (to anything numeric), int4/uint4
+    to and from integers and bool only; the other narrow types not at all."""
+    if src in _NARROW and (src not in _CASTABLE_NARROW or (src._kind in "iu" and dst._kind not in "iub")):
+        return False
+    if dst in _NARROW:
+        return dst in _CASTABLE_NARROW and src._kind in ("f" if dst._kind == "f" else "iub")
+    return True
 
 
 _variables.cast_hook = cast  # Variable(t, dtype=...) casts through the registry

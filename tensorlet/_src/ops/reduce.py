@@ -79,8 +79,8 @@ def _count(shape, axis) -> int:
 
 def reduce_shape(x, axis=None, keepdims=False, **_):
     """Shape rule of a reduction: ``axis`` reduced (kept as 1 with ``keepdims``), dtype unchanged."""
-    if x.shape.rank is None:
-        return shapes.Spec(TensorShape(None), x.dtype)
+    if x.shape.rank is None:  # all axes reduced away: a scalar whatever the rank (as TF's shape function)
+        return shapes.Spec(TensorShape([] if axis is None and not keepdims else None), x.dtype)
     dims = x.shape.as_list()
     axes = range(len(dims)) if axis is None else axis
     if keepdims:

@@ -20,7 +20,7 @@ import numpy as np
 from tensorlet._src.framework import errors
 from tensorlet._src.framework.api_export import EXPORTS, export_value, tf_export  # re-exported: the old home
 from tensorlet._src.framework.context import ctx
-from tensorlet._src.framework.dtypes import from_numpy, is_bfloat16_np
+from tensorlet._src.framework.dtypes import _ML_LAZY, from_numpy, is_bfloat16_np
 from tensorlet._src.framework.tensor import EagerTensor, _new
 
 __all__ = ["Op", "defop", "bind", "bind2", "xpfn", "REGISTRY", "NONDIFF", "NO_GRADIENT", "defgrad", "tf_export",
@@ -35,6 +35,9 @@ NO_GRADIENT = "no_gradient"
 
 # Set by the autodiff package: record(op, inputs, attrs, outputs) on active tapes.
 tape_hook = None
+# Set by tf.debugging.enable_check_numerics: instrument(tracer, op, inputs, outputs) -> outputs, called by the
+# tracer for each op it adds to a graph (never on the eager path).
+trace_hook = None
 
 
 # TF returns inf/nan silently where NumPy warns (log(0), x/0, overflow): silence NumPy's floating-point
@@ -96,8 +99,9 @@ class Op:
         self.jvp = jvp
         self.n_out = n_out  # 1, an int > 1, or None for "kernel returns a tuple of any length"
         self.dtypes = tuple(dtypes) if dtypes is not None else None
-        # bfloat16's NumPy dtype joins on first use (late_dtype_allowed): resolving it here would import ml_dtypes
-        self.np_dtypes = (frozenset(d._np for d in dtypes if d.name != "bfloat16")
+        # bfloat16's and ml_dtypes' narrow types' NumPy dtypes join on first use (late_dtype_allowed): resolving them
+        # here would import ml_dtypes
+        self.np_dtypes = (frozenset(d._np for d in dtypes if d.name != "bfloat16" and d.name not in _ML_LAZY)
                           if dtypes is not None else None)
         self.check = check
         self.quiet = quiet
@@ -242,8 +246,15 @@ def _tf_type_name(d) -> str:
 
 
 def late_dtype_allowed(op: Op, np_dtype) -> bool:
-    """Whether ``np_dtype`` (outside ``op.np_dtypes``) is bfloat16 and allowed: it then joins the set."""
-    if is_bfloat16_np(np_dtype) and any(d.name == "bfloat16" for d in op.dtypes):
+    """Whether ``np_dtype`` (outside ``op.np_dtypes``) is bfloat16 or an ml_dtypes narrow type (float8, int4) and
+    allowed: it then joins the set."""
+    if is_bfloat16_np(np_dtype):
+        name = "bfloat16"
+    else:
+        name = getattr(np_dtype, "name", None)
+        if name not in _ML_LAZY:
+            return False
+    if any(d.name == name for d in op.dtypes):
         op.np_dtypes = op.np_dtypes | {np_dtype}
         return True
     return False

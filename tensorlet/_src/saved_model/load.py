@@ -18,6 +18,7 @@ from tensorlet._src.graph.concrete import ConcreteFunction, _Leaf
 from tensorlet._src.graph.function import _SpecLike
 from tensorlet._src.graph.ir import GraphTensor
 from tensorlet._src.ops.registry import tf_export
+from tensorlet._src.saved_model.bg_compile import LoadedConcreteFunction
 from tensorlet._src.saved_model.codec import SavedModelError
 from tensorlet._src.util import nest
 
@@ -79,7 +80,7 @@ def _spec_text(spec, name=None):
     return repr(TensorSpec(spec.shape, spec.dtype, name=name))
 
 
-class SignatureFunction(ConcreteFunction):
+class SignatureFunction(LoadedConcreteFunction):
     """A signature: call with keyword arguments named after its inputs; returns a dict of outputs."""
 
     def __init__(self, graph, input_keys, output_keys, name):

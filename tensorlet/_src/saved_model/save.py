@@ -48,11 +48,40 @@ def _function_children(obj) -> list:
     return out
 
 
-def children_of(obj) -> list:
-    if isinstance(obj, (Asset, ConcreteFunction)) or _is_function(obj):
+class SignatureMap:
+    """The root's ``signatures`` child (TF's ``signature_map`` object): one child per signature, in the order given."""
+
+    def __init__(self, specs):
+        self.specs = specs
+
+
+class SignatureNode:
+    """One signature in the map: written as a bare concrete function (its wrapper)."""
+
+    def __init__(self, spec):
+        self.spec = spec
+
+
+def children_of(obj, keras_functions=None) -> list:
+    """An object's children as TF lists them: its dependencies, then its tf.functions; a tf.function's children
+    are its concrete functions (``trace_<k>``); a built Keras model also has ``_default_save_signature``
+    (``keras_functions``: the builder's cache of those, one per model and save)."""
+    if isinstance(obj, (Asset, ConcreteFunction, SignatureNode)):
         return []
-    kids = list(_tr.children(obj))
+    if isinstance(obj, SignatureMap):
+        return [(name, SignatureNode(spec)) for name, spec in obj.specs.items()]
+    if _is_function(obj):
+        return [(f"trace_{k}", cf) for k, cf in enumerate(_concretes(obj))]
+    own = getattr(obj, "_saved_model_children", None)  # an object listing its children itself, empty lists too
+    kids = list(own()) if callable(own) and not isinstance(obj, type) else list(_tr.children(obj))
     seen = {n for n, _ in kids}
+    if keras_functions is not None:
+        from tensorlet._src.saved_model import keras_export
+
+        fn = keras_export.default_save_function(obj, keras_functions)
+        if fn is not None and "_default_save_signature" not in seen:
+            kids.append(("_default_save_signature", fn))
+            seen.add("_default_save_signature")
     kids += [(n, c) for n, c in _function_children(obj) if n not in seen]
     return kids
 
@@ -78,6 +107,8 @@ class _Builder:
         self.objects, self._obj_ids, self._keep = [], {}, []
         self.variables, self._var_ids = [], {}
         self.assets, self._asset_ids, self._asset_names = [], {}, set()
+        self.keras_functions = {}  # id(model) -> (model, its _default_save_signature tf.function)
+        self._trace_of = {}  # id(concrete function) -> the tf.function it is a trace_<k> child of
 
     # --- tables --------------------------------------------------------------------------------------------
     def variable_index(self, v) -> int:
@@ -101,7 +132,10 @@ class _Builder:
         return i
 
     # --- the object graph --------------------------------------------------------------------------------------
-    def walk(self):
+    def walk(self, signatures=None):
+        """Breadth-first from the root, as TF numbers objects; ``signatures`` ({key: SignatureSpec}) become the
+        root's last child, ``signatures``."""
+        sig_map = SignatureMap(signatures or {})
         queue = [self.root]
         self._obj_ids[id(self.root)] = 0
         self.objects.append(None)
@@ -110,7 +144,12 @@ class _Builder:
             obj = queue[i]
             entry = self._describe(obj)
             kids = []
-            for name, child in children_of(obj):
+            listed = children_of(obj, self.keras_functions)
+            if i == 0:
+                listed = [(n, c) for n, c in listed if n != "signatures"] + [("signatures", sig_map)]
+            for name, child in listed:
+                if _is_function(obj):
+                    self._trace_of.setdefault(id(child), obj)
                 j = self._obj_ids.get(id(child))
                 if j is None:
                     j = self._obj_ids[id(child)] = len(queue)
@@ -129,11 +168,15 @@ class _Builder:
             return {"kind": "variable", "variable": self.variable_index(obj)}
         if _is_function(obj):
             return {"kind": "function", "name": getattr(obj, "_name", getattr(obj, "__name__", "function")),
-                    "concrete_functions": [], "params": None}
+                    "concrete_functions": [], "params": None, "children": []}
         if isinstance(obj, ConcreteFunction):
-            return {"kind": "concrete_function", "function": None}
+            return {"kind": "concrete_function", "function": None, "of": self._trace_of.get(id(obj))}
         if isinstance(obj, Asset):
             return {"kind": "asset", "asset": self.asset_index(obj)}
+        if isinstance(obj, SignatureMap):
+            return {"kind": "signature_map", "children": []}
+        if isinstance(obj, SignatureNode):
+            return {"kind": "signature", "spec": obj.spec}
         if isinstance(obj, (list, tuple, dict)):
             return {"kind": type(obj).__name__ if type(obj) in (list, tuple, dict) else
                     ("dict" if isinstance(obj, dict) else "list"), "children": []}

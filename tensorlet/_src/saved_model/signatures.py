@@ -91,10 +91,22 @@ def valid(cf) -> bool:
     return all(isinstance(x, Tensor) for x in flat) and output_keys(cf) is not None
 
 
+def _label(fn):
+    """TF names a signature's wrapper ``signature_wrapper_<name>`` after a tf.function given as the signature,
+    plain ``signature_wrapper`` for a concrete function."""
+    from tensorlet._src.saved_model.load import RestoredFunction
+
+    if isinstance(fn, (Function, RestoredFunction)):
+        name = getattr(fn, "__name__", None) or getattr(fn, "_name", None)
+        return name if isinstance(name, str) and name else None
+    return None
+
+
 class SignatureSpec:
-    def __init__(self, name, cf):
+    def __init__(self, name, cf, label=None):
         self.name = name
         self.cf = cf
+        self.label = label  # the tf.function's name when the signature was given as one
         own = getattr(cf, "_input_keys", None)  # a loaded signature keeps its keys
         self.inputs = list(own) if own is not None else input_keys(cf)
         outs = output_keys(cf)
@@ -112,24 +124,25 @@ class SignatureSpec:
                 "outputs": [[k, i] for k, i in self.outputs]}
 
 
-def _find_default(obj):
+def _find_default(obj, keras_functions=None):
     """TF's rule: the root's ``_default_save_signature`` (a built Keras model's call), else its only tf.function
-    with an input signature; None when there is no such function."""
+    with an input signature; ``(concrete function, tf.function or None)``, or None when there is no such
+    function."""
     from tensorlet._src.saved_model import keras_export
     from tensorlet._src.saved_model.save import _function_children
 
     fn = getattr(obj, DEFAULT_SIGNATURE_ATTR, None) if not isinstance(obj, (list, tuple, dict)) else None
+    if fn is None and keras_export.is_keras_layer(obj):
+        fn = keras_export.default_signature(obj, keras_functions)
     if fn is not None:
         cf = _as_concrete(fn)
-        return cf if cf is not None and valid(cf) else None
-    if keras_export.is_keras_layer(obj):
-        return keras_export.default_signature(obj)
+        return (cf, fn) if cf is not None and valid(cf) else None
     candidates = []
     for _, child in _function_children(obj):
         if isinstance(child, ConcreteFunction) or getattr(child, "input_signature", None) is not None:
             cf = _as_concrete(child)
             if cf is not None and valid(cf):
-                candidates.append(cf)
+                candidates.append((cf, child))
     return candidates[0] if len(candidates) == 1 else None
 
 
@@ -141,8 +154,8 @@ def resolve(obj, signatures, builder) -> dict:
         loaded = getattr(obj, "signatures", None)
         if isinstance(loaded, _SignatureMap):  # re-saving a loaded SavedModel keeps its signatures
             return {name: SignatureSpec(name, fn) for name, fn in loaded.items()}
-        cf = _find_default(obj)
-        return {} if cf is None else {DEFAULT_KEY: SignatureSpec(DEFAULT_KEY, cf)}
+        found = _find_default(obj, getattr(builder, "keras_functions", None))
+        return {} if found is None else {DEFAULT_KEY: SignatureSpec(DEFAULT_KEY, found[0], _label(found[1]))}
     if not isinstance(signatures, dict):
         signatures = {DEFAULT_KEY: signatures}
     out = {}
@@ -152,5 +165,5 @@ def resolve(obj, signatures, builder) -> dict:
         cf = _as_concrete(fn)
         if cf is None:
             raise _bad_signature(fn)
-        out[name] = SignatureSpec(name, cf)
+        out[name] = SignatureSpec(name, cf, _label(fn))
     return out

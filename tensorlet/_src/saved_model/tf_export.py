@@ -34,6 +34,7 @@ from tensorlet._src.saved_model.codec import Unsupported
 from tensorlet._src.saved_model.tf_ops import (attr_value, dtype_enum, node_to_tf, opdef,
                                                output_counts, shape_proto, tensor_proto)
 from tensorlet._src.train import trackable as _tr
+from tensorlet._src.util import nest
 
 PRODUCER, MIN_CONSUMER = 2474, 12  # the GraphDef versions TF 2.21 writes
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
@@ -395,7 +396,8 @@ class Exporter:
     def signature_wrapper(self, sig, inner):
         """A FunctionDef taking the signature's keys, calling ``inner``, returning outputs by sorted key."""
         cf = sig.cf
-        name = self.fresh(f"signature_wrapper_{_SAN.sub('_', cf.name)}")
+        label = getattr(sig, "label", None)
+        name = self.fresh(f"signature_wrapper_{_SAN.sub('_', label)}" if label else "signature_wrapper")
         fn = _Fn(name)
         by_key = {}
         for k, t in sorted(zip(sig.inputs, cf.graph.inputs), key=lambda kt: kt[0]):  # TF flattens by sorted key
@@ -459,8 +461,14 @@ def _spec_of_value(x):
 def concrete_proto(cf, name, bound, out):
     """A ``SavedConcreteFunction`` for ``cf`` (FunctionDef ``name``) into ``out``."""
     out.bound_inputs.extend(bound)
-    tf_struct.encode(cf._structured_inputs, _spec_of_tensor, f"concrete function {name}",
-                     out.canonicalized_input_signature)
+    names = _input_names(cf)
+
+    def spec_of(x):
+        if isinstance(x, GraphTensor):
+            return x.shape, x.dtype, names.get(id(x), x.node.name)
+        return None
+
+    tf_struct.encode(cf._structured_inputs, spec_of, f"concrete function {name}", out.canonicalized_input_signature)
     graph_outs = cf.graph.outputs
 
     def spec(x):
@@ -482,8 +490,10 @@ def _identifier(obj):
     return "_generic_user_object"
 
 
-def write_object_graph(builder, exporter, signature_node, og, ckpt):
-    """Fills ``og`` (SavedObjectGraph) and ``ckpt`` (TrackableObjectGraph) from the builder's object walk."""
+def write_object_graph(builder, exporter, og, ckpt, on_signature):
+    """Fills ``og`` (SavedObjectGraph) and ``ckpt`` (TrackableObjectGraph) from the builder's object walk, in its
+    breadth-first order (the root's ``signatures`` map among the objects, as TF numbers it); ``on_signature(spec,
+    bare_concrete_function)`` writes one signature's wrapper."""
     from tensorlet._src.saved_model.save import _concretes
 
     paths = {0: []}
@@ -495,9 +505,6 @@ def write_object_graph(builder, exporter, signature_node, og, ckpt):
             node.children.add(node_id=j, local_name=name)
             cnode.children.add(node_id=j, local_name=name)
             paths.setdefault(j, paths[i] + [name])
-        if i == 0 and signature_node is not None:
-            node.children.add(node_id=signature_node, local_name="signatures")
-            cnode.children.add(node_id=signature_node, local_name="signatures")
         kind = entry["kind"]
         if kind == "variable":
             v = obj
@@ -510,6 +517,8 @@ def write_object_graph(builder, exporter, signature_node, og, ckpt):
             keys[id(v)] = key
             cnode.attributes.add(name="VARIABLE_VALUE", full_name=sv.name, checkpoint_key=key)
         elif kind == "function":
+            for name, j in entry.get("children", []):  # its trace_<k> concrete functions
+                node.dependencies.add(node_id=j, local_name=name)
             sf = node.function
             cfs = _concretes(obj)
             for cf in cfs:
@@ -527,16 +536,39 @@ def write_object_graph(builder, exporter, signature_node, og, ckpt):
         elif kind == "concrete_function":
             bc = node.bare_concrete_function
             bc.concrete_function_name = exporter.function(obj)
-            args, _ = obj._structured_inputs
-            bc.allowed_positional_arguments = len(args)
+            bare_function(obj, entry.get("of"), bc)
         elif kind == "asset":
             node.asset.asset_file_def_index = entry["asset"]
+        elif kind == "signature":
+            on_signature(entry["spec"], node.bare_concrete_function)
         else:
             uo = node.user_object
-            uo.identifier = _identifier(obj)
+            uo.identifier = "signature_map" if kind == "signature_map" else _identifier(obj)
             uo.version.producer = 1
             uo.version.min_consumer = 1
     return keys
+
+
+def _input_names(cf):
+    """id(placeholder) -> the name TF gives that input: the TensorSpec's name, else the parameter's."""
+    from tensorlet._src.saved_model.signatures import input_keys
+
+    return {id(ph): k for ph, k in zip(cf.graph.inputs, input_keys(cf))}
+
+
+def bare_function(cf, fn, bc):
+    """A bare concrete function node as TF writes one: the names of its inputs (``argument_keywords``), how many
+    may be passed by position, and the Python parameters of the tf.function it traces (``fn``, when it is one of
+    that function's ``trace_<k>`` children)."""
+    args, kwargs = cf._structured_inputs
+    flat_args = [t for t in nest.flatten(args) if isinstance(t, GraphTensor)]
+    flat_kw = [t for t in nest.flatten(kwargs) if isinstance(t, GraphTensor)]
+    names = _input_names(cf)
+    bc.argument_keywords.extend(names.get(id(t), t.node.name) for t in flat_args + flat_kw)
+    bc.allowed_positional_arguments = len(flat_args)
+    names, defaults = _params(fn) if fn is not None else ([f"args_{i}" for i in range(len(args))], ())
+    tf_struct.fullargspec(names, defaults, out=bc.function_spec.fullargspec)
+    bc.function_spec.input_signature.none_value.SetInParent()
 
 
 def _params(fn):

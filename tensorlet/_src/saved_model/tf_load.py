@@ -22,6 +22,7 @@ from tensorlet._src.graph.function import Function
 from tensorlet._src.ops.registry import bind
 from tensorlet._src.saved_model import protos as P
 from tensorlet._src.saved_model import tf_struct
+from tensorlet._src.saved_model.bg_compile import LoadedConcreteFunction
 from tensorlet._src.saved_model.codec import CorruptSavedModel, SavedModelError
 from tensorlet._src.saved_model.tf_ops import (attr_python, default_python, dtype_of, opdef, output_counts, shape_from,
                                                tf_to_op)
@@ -440,7 +441,7 @@ class TFLoader:
         flat_t = nest.flatten(template)
         structured_out = nest.pack_sequence_as(template, [g.outputs[x.i] if isinstance(x, _Leaf) else x
                                                           for x in flat_t]) if flat_t else template
-        cf = ConcreteFunction(g, inputs, structured_out, template)
+        cf = LoadedConcreteFunction(g, inputs, structured_out, template)
         cf._name = name
         self._cfs[name] = cf
         return cf

@@ -83,8 +83,8 @@ def build(obj, signatures=None):
     from tensorlet._src.saved_model.save import _Builder
 
     b = _Builder(obj)
-    b.walk()
     sig_specs = _sigs.resolve(obj, signatures, b)
+    b.walk(sig_specs)
     node_of_var = {}
     for i, (o, entry) in enumerate(zip(b._queue, b.objects)):
         if entry["kind"] == "variable":
@@ -108,28 +108,23 @@ def build(obj, signatures=None):
     mg.meta_info_def.tensorflow_git_version = "tensorlet"
     og = mg.object_graph_def
     ckpt = P.TrackableObjectGraph()
-    n_objects = len(b._queue)
-    keys = write_object_graph(b, ex, n_objects, og, ckpt)
-    # signatures: a signature_map node, then one bare concrete function node per signature
-    sm_node = og.nodes.add()
-    sm_node.user_object.identifier = "signature_map"
-    sm_node.user_object.version.producer = 1
-    sm_node.user_object.version.min_consumer = 1
-    sm_ckpt = ckpt.nodes.add()
-    wrappers = {}
-    for k, name in enumerate(sorted(sig_specs)):
-        spec = sig_specs[name]
-        inner = ex.function(spec.cf)
-        wname, order = ex.signature_wrapper(spec, inner)
-        wrappers[name] = (wname, order, spec)
-        nid = n_objects + 1 + k
-        sm_node.children.add(node_id=nid, local_name=name)
-        sm_ckpt.children.add(node_id=nid, local_name=name)
-        bc = og.nodes.add().bare_concrete_function
-        ckpt.nodes.add()
-        bc.concrete_function_name = wname
+    wrappers = {}  # signature key -> (wrapper FunctionDef name, output order, SignatureSpec), in the map's order
+
+    # first the signatures' functions, then their wrappers: the order TF has traced them in before it walks the
+    # objects (its FunctionDef names carry that order)
+    inner = {name: ex.function(spec.cf) for name, spec in sig_specs.items()}
+    for name, spec in sig_specs.items():
+        wrappers[name] = ex.signature_wrapper(spec, inner[name]) + (spec,)
+
+    def on_signature(spec, bc):  # the signature_map's child for one signature: its wrapper function
+        bc.concrete_function_name = wrappers[spec.name][0]
         bc.argument_keywords.extend(spec.inputs)
-        bc.allowed_positional_arguments = 0
+        bc.allowed_positional_arguments = len(spec.inputs)
+        tf_struct.fullargspec([], out=bc.function_spec.fullargspec, kwonly=spec.inputs)
+        bc.function_spec.input_signature.none_value.SetInParent()
+
+    keys = write_object_graph(b, ex, og, ckpt, on_signature)
+    _mark_values(ckpt)
     # concrete function table
     by_name = {ex.names[id(c)]: c for c in ex._keep}
     for fd in ex.library:
@@ -177,7 +172,7 @@ def build(obj, signatures=None):
             "dtype": attr_value("type", "string", aname)})
         af.tensor_info.name = f"{nd.name}:0"
         handle[id(asset)] = nd.name
-    for name in sorted(wrappers):
+    for name in sorted(wrappers):  # the GraphDef's signature nodes: by key (the map's children: as given)
         wname, order, spec = wrappers[name]
         sd = mg.signature_def[name]
         sd.method_name = METHOD
@@ -226,6 +221,25 @@ def build(obj, signatures=None):
     tensors = {keys[id(v)]: np.asarray(v.numpy()) for v in variables}
     tensors[OBJECT_GRAPH_KEY] = np.array(graph_bytes, dtype=object)
     return sm, tensors, b.assets
+
+
+def _mark_values(ckpt):
+    """TrackableObjectGraph's ``has_checkpoint_values``: whether a node or anything below it saves a value."""
+    nodes = ckpt.nodes
+    parents = [[] for _ in nodes]
+    for i, n in enumerate(nodes):
+        for c in n.children:
+            if 0 <= c.node_id < len(nodes):
+                parents[c.node_id].append(i)
+    has = [bool(n.attributes) for n in nodes]
+    todo = [i for i, h in enumerate(has) if h]
+    while todo:  # up from every node that saves a value
+        for p in parents[todo.pop()]:
+            if not has[p]:
+                has[p] = True
+                todo.append(p)
+    for n, h in zip(nodes, has):
+        n.has_checkpoint_values.value = h
 
 
 def _keyed_spec(d):

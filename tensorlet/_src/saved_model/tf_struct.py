@@ -101,7 +101,7 @@ def decode(sv, where, depth=0):
     raise SavedModelError(f"{where}: unsupported structured value {kind} (composite tensors are not loaded)")
 
 
-def fullargspec(names, defaults=None, out=None):
+def fullargspec(names, defaults=None, out=None, kwonly=()):
     """TF's FunctionSpec.fullargspec: a FullArgSpec named tuple of the Python parameters."""
     out = P.StructuredValue() if out is None else out
     nt = out.named_tuple_value
@@ -122,7 +122,10 @@ def fullargspec(names, defaults=None, out=None):
             encode(v, lambda x: None, "defaults", d.tuple_value.values.add())
     else:
         d.none_value.SetInParent()
-    put("kwonlyargs").list_value.SetInParent()
+    kw = put("kwonlyargs").list_value
+    kw.SetInParent()
+    for n in kwonly:
+        kw.values.add(string_value=n)
     put("kwonlydefaults").none_value.SetInParent()
     put("annotations").dict_value.SetInParent()
     return out

@@ -64,17 +64,51 @@ class Arrivals:
     """Requests received for one model that have not reached a batch queue yet (nor finished without one).
 
     ``enter()`` returns a ticket; ``Batcher.submit`` (or the request's end) calls ``ticket.leave()`` once the
-    request is queued, and a count back at zero wakes the model's batchers so an open batch closes at once."""
+    request is queued, and a count back at zero wakes the model's batchers so an open batch closes at once.
+    ``upstream`` counts the requests received whose model is not known yet (a gRPC call whose message is still
+    being read): they may be on their way to this model too, so a batch also waits for them, unless every thread
+    that carries such requests is busy with one already (``capacity``, ``started``/``finished``): then none of them
+    can arrive before a batch ends."""
 
-    def __init__(self):
+    def __init__(self, upstream: Arrivals | None = None, capacity: int | None = None):
         self.n = 0
-        self._lock = threading.Lock()
+        self.upstream = upstream
+        self.capacity = capacity  # threads that carry these requests (None: not bounded)
+        self.active = 0  # of those, the ones handling a request
+        self._lock = threading.RLock()  # reentrant: a ticket dropped unleft (its ``__del__``) may run anywhere
         self._batchers = weakref.WeakSet()
 
     def enter(self) -> _Ticket:
         with self._lock:
             self.n += 1
         return _Ticket(self)
+
+    def coming(self) -> int:
+        """Requests counted here that can still arrive: none while every thread carrying them is busy."""
+        if self.capacity is not None and self.active >= self.capacity:
+            return 0
+        return self.n
+
+    def idle(self) -> bool:
+        """No request on its way: neither to this model nor unrouted."""
+        return self.n <= 0 and (self.upstream is None or self.upstream.coming() <= 0)
+
+    def others(self) -> int:
+        """Requests on their way besides the caller's own (counted here)."""
+        return self.n - 1 + (self.upstream.coming() if self.upstream is not None else 0)
+
+    def started(self):
+        """A carrying thread took a request (see ``capacity``); all of them busy wakes the batchers."""
+        with self._lock:
+            self.active += 1
+            full = self.capacity is not None and self.active == self.capacity and self.n > 0
+            batchers = list(self._batchers) if full else ()
+        for b in batchers:
+            b._poke()
+
+    def finished(self):
+        with self._lock:
+            self.active -= 1
 
     def _leave(self, ticket):
         with self._lock:
@@ -90,6 +124,8 @@ class Arrivals:
     def register(self, batcher):
         with self._lock:
             self._batchers.add(batcher)
+        if self.upstream is not None:
+            self.upstream.register(batcher)
 
 
 class _Ticket:
@@ -103,6 +139,9 @@ class _Ticket:
         if a is not None:
             a._leave(self)
 
+    def __del__(self):  # a request that ended without leaving (a call cancelled before its handler ran)
+        self.leave()
+
     def batching(self) -> bool:
         """Whether the model has batchers (that wait for the requests counted here)."""
         return self._arrivals is not None and len(self._arrivals._batchers) > 0
@@ -114,10 +153,17 @@ class _Task:
     def __init__(self, arrays, rows, key, loop=None):
         self.arrays, self.rows, self.key = arrays, rows, key
         self.loop = loop  # an asyncio loop to resolve ``future`` on, or None: ``done`` is set
-        self.done = threading.Event() if loop is None else None
+        # a thread's request waits on ``done``, a lock held until its batch has run (the cheapest wakeup there is)
+        self.done = _held_lock() if loop is None else None
         self.future = loop.create_future() if loop is not None else None
         self.result = self.error = None
         self.t = time.monotonic()
+
+
+def _held_lock():
+    lock = threading.Lock()
+    lock.acquire()
+    return lock
 
 
 def _resolve(tasks):
@@ -142,6 +188,7 @@ class Batcher:
         self._queue: deque[_Task] = deque()
         self._rows = 0
         self._busy = 0  # batches running (on the batch threads or a caller's, see ``run_alone``)
+        self._collecting = 0  # workers holding an open batch (waiting for it to fill)
         self._cv = threading.Condition()
         self._closed = False
         self._threads = [threading.Thread(target=self._worker, name=f"batch-{i}", daemon=True)
@@ -154,7 +201,7 @@ class Batcher:
         task = self.run_alone(arrays, ticket)
         if task is None:
             task = self._enqueue(arrays, ticket, None)
-            task.done.wait()
+            task.done.acquire()
         if task.error is not None:
             raise task.error
         return task.result
@@ -163,7 +210,7 @@ class Batcher:
         """Run a request's batch on the calling thread when it would be dispatched alone at once anyway: nothing
         queued, no other request on its way (``ticket`` is this one's own arrival) and a batch thread's share
         free. Returns the finished task, or None (then submit it)."""
-        if ticket is None or self.arrivals is None or self.arrivals.n > 1:
+        if ticket is None or self.arrivals is None or self.arrivals.others() > 0:
             return None
         with self._cv:
             if self._queue or self._closed or self._busy >= self.opt.num_batch_threads:
@@ -204,7 +251,10 @@ class Batcher:
                 raise ServingError(UNAVAILABLE, "The batch scheduling queue to which this task was submitted is full")
             self._queue.append(task)
             self._rows += n
-            self._cv.notify()
+            # wake a worker to open a batch; one holding an open batch already wakes by itself when the batch may
+            # be full, at its timeout, or when no request is on its way (``_poke``), not at every request
+            if not self._collecting or self._rows >= self.opt.max_batch_size:
+                self._cv.notify()
         if ticket is not None:
             ticket.leave()  # queued: no longer on its way (a count back at zero pokes the workers)
         return task
@@ -231,19 +281,23 @@ class Batcher:
                     return None
                 first = self._queue[0]
                 deadline = first.t + timeout
-                while True:
-                    batch, rows = [], 0
-                    for t in self._queue:
-                        if t.key == first.key and rows + t.rows <= self.opt.max_batch_size:
-                            batch.append(t)
-                            rows += t.rows
-                    now = time.monotonic()
-                    if (rows >= self.opt.max_batch_size or now >= deadline or self._closed
-                            or (self.arrivals is not None and self.arrivals.n <= 0)):
-                        break
-                    self._cv.wait(deadline - now)
-                    if not self._queue or self._queue[0] is not first:
-                        break
+                self._collecting += 1
+                try:
+                    while True:
+                        batch, rows = [], 0
+                        for t in self._queue:
+                            if t.key == first.key and rows + t.rows <= self.opt.max_batch_size:
+                                batch.append(t)
+                                rows += t.rows
+                        now = time.monotonic()
+                        if (rows >= self.opt.max_batch_size or now >= deadline or self._closed
+                                or (self.arrivals is not None and self.arrivals.idle())):
+                            break
+                        self._cv.wait(deadline - now)
+                        if not self._queue or self._queue[0] is not first:
+                            break
+                finally:
+                    self._collecting -= 1
                 if not self._queue or self._queue[0] is not first:
                     continue  # another worker took it
                 for t in batch:
@@ -297,7 +351,7 @@ class Batcher:
             loops = {}
             for t in batch:
                 if t.loop is None:
-                    t.done.set()
+                    t.done.release()
                 else:
                     loops.setdefault(t.loop, []).append(t)
             for loop, tasks in loops.items():  # one wakeup per event loop, not one per request

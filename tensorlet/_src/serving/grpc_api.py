@@ -1,6 +1,6 @@
-"""The gRPC API with grpcio: ``tensorflow.serving.PredictionService`` and ``ModelService``, registered as
-generic handlers over the messages of ``serving/protos`` (wire-compatible with TF Serving's own stubs).
-``stub(channel, service)`` is the client side, used by tests and the benchmark."""
+"""The gRPC API with grpcio: ``tensorflow.serving.PredictionService`` and ``ModelService``, served by one generic
+handler over the messages of ``serving/protos`` (wire-compatible with TF Serving's own stubs) on grpcio's
+thread-per-request server. ``stub(channel, service)`` is the client side, used by tests and the benchmark."""
 
 from __future__ import annotations
 
@@ -19,20 +19,21 @@ _CALLS = {
     ("ModelService", "GetModelStatus"): "get_model_status",
     ("ModelService", "HandleReloadConfigRequest"): "handle_reload_config",
 }
-_UNLIMITED = [("grpc.max_receive_message_length", -1), ("grpc.max_send_message_length", -1)]
+# no message size limits (TF Serving sets none); a port in use is an error, not shared (grpc defaults to SO_REUSEPORT)
+_OPTIONS = [("grpc.max_receive_message_length", -1), ("grpc.max_send_message_length", -1), ("grpc.so_reuseport", 0)]
 
 
 def _handler(grpc, service, attr, server_timing=False):
     fn = getattr(service, attr)
 
-    def call(request, context):
+    def call(request, context, **kw):
         try:
             if server_timing:  # the handler's time as trailing metadata (decoding and encoding excluded)
                 t0 = time.perf_counter()
-                resp = fn(request)
+                resp = fn(request, **kw)
                 context.set_trailing_metadata((("server-timing", f"app;dur={(time.perf_counter() - t0) * 1e3:.3f}"),))
                 return resp
-            return fn(request)
+            return fn(request, **kw)
         except ServingError as e:
             context.abort(grpc.StatusCode(_status(grpc, e.code)), e.message)
         except Exception as e:  # an unexpected failure still answers, and the server stays up
@@ -53,19 +54,47 @@ def make_server(service, port: int, host: str = "0.0.0.0", max_workers: int = 16
     import grpc
 
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="grpc"),
-                         options=_UNLIMITED)
-    by_service = {}
-    for (svc, method), (req_cls, resp_cls) in protos.METHODS.items():
-        by_service.setdefault(svc, {})[method] = grpc.unary_unary_rpc_method_handler(
-            _handler(grpc, service, _CALLS[(svc, method)], server_timing), request_deserializer=req_cls.FromString,
-            response_serializer=resp_cls.SerializeToString)
-    for svc, handlers in by_service.items():
-        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(f"tensorflow.serving.{svc}",
-                                                                              handlers),))
+                         options=_OPTIONS)
+    # every worker thread busy with a predict: no other call can reach a batch before one ends (see ``Arrivals``)
+    service.unrouted.capacity = max_workers
+    server.add_generic_rpc_handlers((_Routes(grpc, service, server_timing),))
     bound = server.add_insecure_port(f"{host}:{port}")
     if bound == 0:
         raise OSError(f"could not bind the gRPC port {host}:{port}")
     return server, bound
+
+
+class _Routes:
+    """grpc asks for a call's handler when it arrives, before its message is read: a predict is counted in
+    ``Service.unrouted`` from then on, so an open batch waits for it, and its handler counts as a busy worker
+    thread (``Arrivals.started``/``finished``: with every thread busy, no other call can arrive)."""
+
+    def __init__(self, grpc, service, server_timing):
+        self.grpc, self.serving = grpc, service
+        self.handlers = {}
+        for (svc, method), (req_cls, resp_cls) in protos.METHODS.items():
+            self.handlers[f"/tensorflow.serving.{svc}/{method}"] = grpc.unary_unary_rpc_method_handler(
+                _handler(grpc, service, _CALLS[(svc, method)], server_timing), request_deserializer=req_cls.FromString,
+                response_serializer=resp_cls.SerializeToString)
+        self.predict_method = "/tensorflow.serving.PredictionService/Predict"
+        self.predict = self.handlers[self.predict_method]
+
+    def service(self, details):
+        unrouted = self.serving.unrouted
+        if details.method == self.predict_method:
+            h = self.predict
+            ticket = unrouted.enter()
+
+            def predict(req, ctx):
+                unrouted.started()
+                try:
+                    return h.unary_unary(req, ctx, unrouted=ticket)
+                finally:
+                    unrouted.finished()
+
+            return self.grpc.unary_unary_rpc_method_handler(predict, request_deserializer=h.request_deserializer,
+                                                            response_serializer=h.response_serializer)
+        return self.handlers.get(details.method)
 
 
 class stub:  # noqa: N801 - reads like the generated ``*Stub`` classes

@@ -305,7 +305,8 @@ class Servable:
 
     def precompile(self, sizes=(1,)):
         """Call each signature with zeros at each batch size (twice: the first call runs on the NumPy executor,
-        the second builds the XLA executable), so the first requests do not wait for a compile."""
+        the second queues the XLA compile), then wait for those background compiles, so the version serves
+        compiled from its first request."""
         for sig in self.signatures.values():
             specs = list(sig.inputs.values())
             if any(s.shape is None or not s.shape or None in s.shape[1:] or s.dtype == 7 for s in specs):
@@ -322,6 +323,9 @@ class Servable:
                     except ServingError:
                         break
             sig.cost = None  # compiles are not what a request's call costs
+        from tensorlet._src.saved_model import bg_compile
+
+        bg_compile.WORKER.idle(600)
 
 
 def _rows(arrays) -> int:

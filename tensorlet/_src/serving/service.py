@@ -54,6 +54,7 @@ class Service:
         self.metrics = metrics
         self.reload_config = reload_config  # ModelServerConfig -> None (raises ServingError)
         self._arrivals = {}  # model name -> Arrivals (requests on their way to a batch queue)
+        self.unrouted = Arrivals()  # requests received whose model is not known yet (see ``Arrivals``)
 
     def _acquire(self, spec):
         if not spec.name:
@@ -83,11 +84,14 @@ class Service:
                 self.metrics.request(model, api, entry, status, time.perf_counter() - t0)
 
     # --- gRPC: PredictionService -----------------------------------------------------------------------------------
-    def predict(self, req, entry="GRPC"):
-        return self._timed(req.model_spec.name, "predict", entry, lambda: self._predict(req))
+    def predict(self, req, entry="GRPC", unrouted=None):
+        """``unrouted``: the request's ticket in ``unrouted`` (a gRPC call counted in when it arrived), if any."""
+        return self._timed(req.model_spec.name, "predict", entry, lambda: self._predict(req, unrouted))
 
-    def _predict(self, req):
-        ticket = self.arrival(req.model_spec.name)
+    def _predict(self, req, unrouted=None):
+        ticket = self.arrival(req.model_spec.name)  # counted in for its model before it leaves the unrouted count
+        if unrouted is not None:
+            unrouted.leave()
         try:
             return self._predict_ticket(req, ticket)
         finally:
@@ -293,11 +297,11 @@ class Service:
             return None
         a = self._arrivals.get(name)
         if a is None:
-            a = self._arrivals.setdefault(name, Arrivals())
+            a = self.arrivals(name)
         return a.enter()
 
     def arrivals(self, name) -> Arrivals:
-        return self._arrivals.setdefault(name, Arrivals())
+        return self._arrivals.setdefault(name, Arrivals(self.unrouted))
 
     def _rest_examples(self, body):
         doc = tensors.parse_json(body)

@@ -49,18 +49,28 @@ def np_dtype(enum: int):
 
 def enum_of(dtype) -> int:
     """DataType enum of a tensorlet DType or NumPy dtype."""
+    if isinstance(dtype, np.dtype):
+        enum = _ENUMS.get(dtype)  # seen before (every request's inputs and outputs)
+        if enum is not None:
+            return enum
     enum = getattr(dtype, "as_datatype_enum", None)
     if enum is not None:
         return int(enum)
     dt = np.dtype(dtype)
     if dt.kind in "OSU":
-        return 7
-    if dt.name == "bfloat16":
-        return 14
-    for k, v in _NP.items():
-        if v is not object and np.dtype(v) == dt:
-            return k
-    raise invalid(f"Unsupported tensor dtype: {dt}")
+        enum = 7
+    elif dt.name == "bfloat16":
+        enum = 14
+    else:
+        enum = next((k for k, v in _NP.items() if v is not object and np.dtype(v) == dt), None)
+        if enum is None:
+            raise invalid(f"Unsupported tensor dtype: {dt}")
+    if isinstance(dtype, np.dtype) and dt.kind not in "SU":  # (string dtypes: one per length, not cached)
+        _ENUMS[dtype] = enum
+    return enum
+
+
+_ENUMS: dict = {}
 
 
 # --- TensorProto ---------------------------------------------------------------------------------------------------
@@ -81,12 +91,13 @@ def to_numpy(proto) -> np.ndarray:
         arr = np.empty(n, dtype=object)
         arr[:] = vals * n if len(vals) == 1 else vals
         return arr.reshape(shape)
-    if proto.tensor_content:
+    content = proto.tensor_content  # (each read of the field is a new copy of its bytes: read it once)
+    if content:
         itemsize = np.dtype(dt).itemsize
-        if len(proto.tensor_content) != n * itemsize:
-            raise invalid(f"Tensor content of {len(proto.tensor_content)} bytes does not match shape {shape} of "
+        if len(content) != n * itemsize:
+            raise invalid(f"Tensor content of {len(content)} bytes does not match shape {shape} of "
                           f"{dtype_name(proto.dtype)}")
-        return np.frombuffer(proto.tensor_content, dtype=dt).reshape(shape).copy()
+        return np.frombuffer(content, dtype=dt).reshape(shape).copy()
     vals = getattr(proto, _FIELD[proto.dtype])
     if proto.dtype in (19, 14):
         vals = np.asarray(vals, dtype=np.uint16).view(dt)

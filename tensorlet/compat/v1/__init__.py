@@ -15,8 +15,13 @@ from tensorlet._src.compat.hessians import (
     hessians,
 )
 from tensorlet._src.compat.v1_graph import (
-    AUTO_REUSE,
+    GRAPH_DEF_VERSION,
+    GRAPH_DEF_VERSION_MIN_CONSUMER,
     Graph,
+    GraphDef,
+    MetaGraphDef,
+    NodeDef,
+    Operation,
     Session,
     Session as InteractiveSession,
     add_to_collection,
@@ -29,22 +34,21 @@ from tensorlet._src.compat.v1_graph import (
     get_collection,
     get_default_graph,
     get_default_session,
-    get_variable,
-    get_variable_scope,
     global_variables,
     global_variables as all_variables,
     global_variables_initializer,
     global_variables_initializer as initialize_all_variables,
     gradients,
     group,
+    import_graph_def,
     local_variables_initializer,
     placeholder,
     placeholder_with_default,
     reset_default_graph,
     trainable_variables,
-    variable_scope,
     variables_initializer,
     variables_initializer as initialize_variables,
+    wrap_function,
 )
 from tensorlet._src.compat.v1_ops import (
     arg_max,
@@ -95,12 +99,24 @@ from tensorlet._src.compat.v1_ops import (
     while_loop,
     zeros_like,
 )
+from tensorlet._src.compat.v1_variable_scope import (
+    AUTO_REUSE,
+    get_variable,
+    get_variable_scope,
+    variable_scope,
+)
+from tensorlet._src.data.optional import (
+    OptionalSpec,
+)
 from tensorlet._src.data.structure import (
     type_spec_from_value,
 )
 from tensorlet._src.framework.context import (
     get_logger,
     init_scope,
+)
+from tensorlet._src.framework.device import (
+    check_pinned,
 )
 from tensorlet._src.framework.device_spec import (
     DeviceSpec,
@@ -163,6 +179,7 @@ from tensorlet._src.framework.variables import (
     Variable,
     VariableAggregation,
     VariableSynchronization,
+    variable_creator_scope,
 )
 from tensorlet._src.graph.control_flow import (
     case,
@@ -185,6 +202,9 @@ from tensorlet._src.graph.py_func import (
 )
 from tensorlet._src.graph.tensor_array import (
     TensorArray,
+)
+from tensorlet._src.graph.tensor_array_spec import (
+    TensorArraySpec,
 )
 from tensorlet._src.io.image_pipeline import (
     random_crop,
@@ -235,9 +255,7 @@ from tensorlet._src.ops.array_sequence import (
     required_space_to_batch_paddings,
 )
 from tensorlet._src.ops.array_shape import (
-    broadcast_dynamic_shape,
     broadcast_static_shape,
-    broadcast_to,
     get_static_value,
     repeat,
     reshape,
@@ -267,9 +285,7 @@ from tensorlet._src.ops.creation import (
     linspace,
     linspace as lin_space,
     meshgrid,
-    ones,
     range,
-    zeros,
 )
 from tensorlet._src.ops.debugging import (
     Assert,
@@ -285,7 +301,11 @@ from tensorlet._src.ops.dispatch import (
     array_identity__identity as identity,
     array_identity__stop_gradient as stop_gradient,
     array_select__where as where_v2,
+    array_shape__broadcast_dynamic_shape as broadcast_dynamic_shape,
+    array_shape__broadcast_to as broadcast_to,
     array_shape__rank as rank,
+    creation__ones as ones,
+    creation__zeros as zeros,
     debugging__check_numerics as check_numerics,
     math_binary__add as add,
     math_binary__cast as cast,
@@ -455,6 +475,12 @@ from tensorlet._src.ops.quantization_ops import (
     fake_quant_with_min_max_vars_per_channel,
     fake_quant_with_min_max_vars_per_channel_gradient,
 )
+from tensorlet._src.ops.quantize_ops import (
+    dequantize,
+    quantize,
+    quantize_v2,
+    quantized_concat,
+)
 from tensorlet._src.ops.ragged.ragged_tensor import (
     RaggedTensor,
     RaggedTensorSpec,
@@ -530,6 +556,7 @@ _LAZY = {
     'errors',
     'experimental',
     'gfile',
+    'graph_util',
     'image',
     'io',
     'keras',
@@ -555,6 +582,7 @@ _LAZY = {
     'test',
     'tpu',
     'train',
+    'types',
 }
 
 

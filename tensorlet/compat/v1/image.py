@@ -43,6 +43,9 @@ from tensorlet._src.ops.image_extra import (
     ssim,
     ssim_multiscale,
 )
+from tensorlet._src.ops.image_glimpse import (
+    generate_bounding_box_proposals,
+)
 from tensorlet._src.ops.image_ops import (
     adjust_brightness,
     adjust_contrast,

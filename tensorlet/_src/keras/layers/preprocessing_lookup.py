@@ -18,7 +18,7 @@ import itertools
 import numpy as np
 
 from tensorlet._src.framework import errors
-from tensorlet._src.framework.tensor import EagerTensor, Tensor, convert_to_tensor
+from tensorlet._src.framework.tensor import EagerTensor, Tensor, _wrap, convert_to_tensor
 from tensorlet._src.graph.py_func import numpy_function
 from tensorlet._src.keras.engine.base_layer import Layer
 from tensorlet._src.keras.ops._dtypes import cast
@@ -32,11 +32,17 @@ from tensorlet._src.ops.strings_ops import as_string
 from tensorlet._src.ops.strings_split import _farmhash, to_hash_bucket_fast, to_hash_bucket_strong
 
 
+_OWN_DTYPES = (np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.int32))
+
+
 def host_map(fn, x, dtype, shape=None):
     """``fn`` (NumPy array -> NumPy array) applied to tensor ``x``: directly when eager, as a ``numpy_function``
     node when traced (its static shape set from ``shape``, a function of the input's static shape)."""
     if isinstance(x, EagerTensor):
-        return convert_to_tensor(np.asarray(fn(x.numpy())))
+        a = np.asarray(fn(x.numpy()))  # x.numpy() is a copy, so ``a`` aliases no tensor
+        if a.dtype in _OWN_DTYPES:  # a fresh array of a tensor dtype: wrapped as it is, not copied again
+            return _wrap(a)
+        return convert_to_tensor(a)
     y = numpy_function(lambda a: np.asarray(fn(a)), [x], dtype)
     if shape is not None:
         s = shape(tuple(x.shape)) if x.shape.rank is not None else None
@@ -60,6 +66,11 @@ def _to_tensor(x, string=False):
 
 def _batches(data):
     """The adapt data as NumPy arrays, batch by batch (arrays, tensors, lists, datasets, iterables)."""
+    if isinstance(data, (list, tuple)) and data and set(map(type, data)) <= {str, bytes}:
+        out = np.empty(len(data), object)  # a flat list of strings: encoded as they are (no fixed-width array)
+        out[:] = [v.encode("utf-8") if type(v) is str else v for v in data]
+        yield out
+        return
     if isinstance(data, (np.ndarray, list, tuple)):
         a = np.asarray(data)
         if a.dtype.kind in "US":  # straight to bytes objects, without a tensor round trip
@@ -76,6 +87,16 @@ def _batches(data):
         if isinstance(batch, tuple):
             batch = batch[0]
         yield np.asarray(_to_tensor(batch).numpy())
+
+
+def by_frequency(counts, limit=None):
+    """The keys of ``counts`` (a Counter) by descending count, ties by descending token (Keras's vocabulary order),
+    the first ``limit`` of them.  Sorted without a tuple per token: an adapt on a large vocabulary then allocates
+    few GC-tracked objects (so it does not set off full garbage collections)."""
+    toks = sorted(counts, reverse=True)
+    freq = np.fromiter(map(counts.__getitem__, toks), np.int64, len(toks))
+    order = np.argsort(-freq, kind="stable")[:limit]
+    return list(map(toks.__getitem__, order.tolist()))
 
 
 def encode_categorical(indices, output_mode, depth, dtype, count_weights=None):
@@ -245,7 +266,7 @@ class IndexLookup(Layer):
             if len(w) == len(vocab):
                 w = np.concatenate([np.full(self._token_start(), w.mean() if len(w) else 0.0, np.float32), w])
             self._idf = w
-        self._index = {t: i + self._token_start() for i, t in enumerate(vocab)}
+        self._index = dict(zip(vocab, range(self._token_start(), self._token_start() + len(vocab))))
 
     def get_vocabulary(self, include_special_tokens=True):
         """The vocabulary (mask and OOV tokens first unless ``include_special_tokens`` is False)."""
@@ -281,11 +302,8 @@ class IndexLookup(Layer):
                         docs.update({self._token(v) for v in row})
         for special in (self.mask_token, self.oov_token):
             counts.pop(special, None)
-        items = sorted(counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
-        if self.max_tokens:
-            items = items[:max(self.max_tokens - self._token_start(), 0)]
-        self._tokens = [t for t, _ in items]
-        self._index = {t: i + self._token_start() for i, t in enumerate(self._tokens)}
+        self._tokens = by_frequency(counts, max(self.max_tokens - self._token_start(), 0) if self.max_tokens else None)
+        self._index = dict(zip(self._tokens, range(self._token_start(), self._token_start() + len(self._tokens))))
         if self.output_mode == "tf_idf":
             dc = np.array([docs[t] for t in self._tokens], np.float64)
             idf = np.log(1.0 + ndocs / (1.0 + dc)).astype(np.float32)

@@ -14,46 +14,20 @@ from __future__ import annotations
 
 import collections
 import itertools
-import re
 
 import numpy as np
 
 from tensorlet._src.framework.tensor import convert_to_tensor
 from tensorlet._src.keras.engine.base_layer import Layer
 from tensorlet._src.keras.layers.preprocessing_lookup import (StringLookup, _batches, _to_tensor, _unset_idf,
-                                                              host_map, sparse_output)
+                                                              by_frequency, host_map, sparse_output)
+from tensorlet._src.keras.layers import preprocessing_text_kernels as kernels
 from tensorlet._src.keras.ops._dtypes import cast
 from tensorlet._src.ops.registry import tf_export
-
-_PUNCT = re.compile(rb'[!"#$%&()\*\+,-\./:;<=>?@\[\\\]^_`{|}~\']')
-_ASCII_SPACE = b" \t\n\r\x0b\x0c"
-# the regex's class is ASCII-only, so deleting these bytes equals the substitution (UTF-8 multi-byte sequences
-# never contain ASCII bytes)
-_IS_SPACE = np.isin(np.arange(256), list(_ASCII_SPACE))
-_PUNCT_BYTES = bytes(c for c in range(128) if _PUNCT.fullmatch(bytes([c])))
-_IS_PUNCT = np.isin(np.arange(256), list(_PUNCT_BYTES))
-_LOWER = bytes(range(65)) + bytes(range(97, 123)) + bytes(range(91, 256))  # bytes.lower as a translate table
 
 
 def _char_split(b: bytes):
     return [c.encode("utf-8") for c in b.decode("utf-8", errors="replace")]
-
-
-def _split_rows(rows, standardize):
-    """Built-in standardize + whitespace split of byte strings, all rows at once: the rows joined by newlines, one
-    ``translate`` (ASCII lower-casing, punctuation deleted) and one ``split``; each token's row from where it
-    starts.  Returns (tokens, row of each token, number of rows)."""
-    raw = b"\n".join(rows)
-    lower = standardize in ("lower", "lower_and_strip_punctuation")
-    strip = standardize in ("strip_punctuation", "lower_and_strip_punctuation")
-    joined = raw.translate(_LOWER if lower else None, _PUNCT_BYTES if strip else b"")
-    lens = np.fromiter(map(len, rows), np.int64, len(rows))
-    if strip:  # each row loses its punctuation bytes
-        gone = np.flatnonzero(_IS_PUNCT[np.frombuffer(raw, np.uint8)])
-        lens -= np.bincount(np.searchsorted(np.cumsum(lens + 1), gone, side="right"), minlength=len(rows))
-    word = ~_IS_SPACE[np.frombuffer(joined, np.uint8)]
-    starts = np.flatnonzero(word & ~np.concatenate([[False], word[:-1]]))
-    return joined.split(), np.searchsorted(np.cumsum(lens + 1), starts, side="right"), len(rows)
 
 
 @tf_export("keras.layers.TextVectorization")
@@ -99,6 +73,7 @@ class TextVectorization(Layer):
         self._lookup_layer = StringLookup(max_tokens=max_tokens, vocabulary=vocabulary, idf_weights=idf_weights,
                                           pad_to_max_tokens=pad_to_max_tokens, mask_token="", output_mode=output_mode,
                                           sparse=sparse, encoding=encoding, name=f"{self.name}_lookup")
+        self._key_table = None  # the vocabulary as a kernels.KeyTable, built on the first call
         self.supports_masking = False
         self.built = True
 
@@ -112,8 +87,8 @@ class TextVectorization(Layer):
         if s == "lower":  # ASCII only, as tf.strings.lower without an encoding
             return [b.lower() for b in strings]
         if s == "strip_punctuation":
-            return [b.translate(None, _PUNCT_BYTES) for b in strings]
-        return [b.lower().translate(None, _PUNCT_BYTES) for b in strings]
+            return [b.translate(None, kernels.PUNCT_BYTES) for b in strings]
+        return [b.lower().translate(None, kernels.PUNCT_BYTES) for b in strings]
 
     def _tokens(self, b):
         sp = self._split
@@ -134,23 +109,31 @@ class TextVectorization(Layer):
             toks = grams
         return toks
 
-    def _flat_tokens(self, a):
-        """(every token of every row in order, the row of each token, the number of rows, scalar input?)."""
+    def _rows(self, a):
+        """(the rows as a list of bytes, scalar input?)."""
         a = np.asarray(a, dtype=object)
         if a.ndim == 2 and a.shape[-1] == 1:
             a = a[:, 0]
-        scalar = a.ndim == 0
         flat = a.reshape(-1).tolist()
         if set(map(type, flat)) - {bytes}:
             flat = [v if isinstance(v, bytes) else v.encode("utf-8") if isinstance(v, str) else str(v).encode("utf-8")
                     for v in flat]
-        s = self._standardize
-        if self._split == "whitespace" and not self._ngrams and not callable(s):
-            return (*_split_rows(flat, s), scalar)
+        return flat, a.ndim == 0
+
+    def _builtin(self):
+        """Built-in standardize and whitespace split, no n-grams: the all-rows-at-once kernels apply."""
+        return self._split == "whitespace" and not self._ngrams and not callable(self._standardize)
+
+    def _flat_tokens(self, a, lengths=True):
+        """(every token of every row in order, tokens per row (int64; None when ``lengths`` is false), scalar
+        input?)."""
+        flat, scalar = self._rows(a)
+        if self._builtin():
+            return (*kernels.split_rows(flat, self._standardize, lengths), scalar)
         std = self._standardize_np(flat)
         lists = [self._tokens(b) for b in std]
-        rows = np.repeat(np.arange(len(lists)), [len(t) for t in lists])
-        return list(itertools.chain.from_iterable(lists)), rows, len(lists), scalar
+        lens = np.fromiter(map(len, lists), np.int64, len(lists))
+        return list(itertools.chain.from_iterable(lists)), lens, scalar
 
     # --- vocabulary ----------------------------------------------------------------------------------------------
     def adapt(self, data, batch_size=None, steps=None):
@@ -160,20 +143,23 @@ class TextVectorization(Layer):
         for i, batch in enumerate(_batches(data)):
             if steps is not None and i >= steps:
                 break
-            toks, rows, nrows, _ = self._flat_tokens(batch)
+            tf_idf = self._output_mode == "tf_idf"
+            if self._builtin() and not tf_idf:  # counted over the joined bytes, without a token list
+                kernels.count_tokens(kernels.standardize_join(self._rows(batch)[0], self._standardize)[1], counts)
+                continue
+            toks, lens, _ = self._flat_tokens(batch, lengths=tf_idf)
             counts.update(toks)
-            if self._output_mode == "tf_idf":
+            if tf_idf:
+                rows = np.repeat(np.arange(len(lens)), lens)
                 docs.update(t for _, t in set(zip(rows.tolist(), toks)))
-            ndocs += nrows
+                ndocs += len(lens)
         counts.pop(b"", None)
         counts.pop(look.oov_token, None)
-        items = sorted(counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
-        if self._max_tokens:
-            items = items[:max(self._max_tokens - look._token_start(), 0)]
-        look._tokens = [t for t, _ in items]
-        look._index = {t: i + look._token_start() for i, t in enumerate(look._tokens)}
+        start = look._token_start()
+        look._tokens = by_frequency(counts, max(self._max_tokens - start, 0) if self._max_tokens else None)
+        look._index = dict(zip(look._tokens, range(start, start + len(look._tokens))))
         if self._output_mode == "tf_idf":
-            dc = np.array([docs[t] for t, _ in items], np.float64)
+            dc = np.array([docs[t] for t in look._tokens], np.float64)
             idf = np.log(1.0 + ndocs / (1.0 + dc)).astype(np.float32)
             idf = np.concatenate([np.full(look._token_start(), idf.mean() if len(idf) else 0.0, np.float32), idf])
             if self._pad_to_max_tokens and self._max_tokens is not None:
@@ -193,39 +179,57 @@ class TextVectorization(Layer):
 
     # --- call -----------------------------------------------------------------------------------------------------
     def _flat_ids(self, a):
-        """(tokens per row, row of each token, column of each token, vocabulary index of each token, scalar?)."""
-        toks, rows, nrows, scalar = self._flat_tokens(a)
-        ids = self._lookup_layer.lookup_array(toks)
-        lens = np.bincount(rows, minlength=nrows)
-        cols = np.arange(len(ids)) - (np.cumsum(lens) - lens)[rows]
-        return lens, rows, cols, ids, scalar
+        """(tokens per row, vocabulary index of each token, scalar?)."""
+        look = self._lookup_layer
+        if self._builtin() and look.num_oov_indices == 1:  # looked up by span, without a token list
+            oov, table = look._table()
+            keys = self._key_table
+            if keys is None or keys.source is not table:
+                self._key_table = keys = kernels.KeyTable(table)
+            flat, scalar = self._rows(a)
+            raw, joined = kernels.standardize_join(flat, self._standardize)
+            starts, ends = kernels.token_spans(joined)
+            lens = kernels.row_lengths(flat, raw, joined, self._standardize, starts)
+            return lens, keys.lookup(joined, starts, ends, oov), scalar
+        toks, lens, scalar = self._flat_tokens(a)
+        return lens, look.lookup_array(toks), scalar
 
     def _int_np(self, a):
-        lens, rows, cols, ids, scalar = self._flat_ids(a)
-        n = self._output_sequence_length
-        width = n if n is not None else int(lens.max()) if len(lens) else 0
+        lens, ids, scalar = self._flat_ids(a)
+        longest = int(lens.max()) if len(lens) else 0
+        width = self._output_sequence_length if self._output_sequence_length is not None else longest
+        if longest > width:  # truncated: only each row's first `width` tokens
+            ids = ids[np.arange(len(ids)) - np.repeat(np.cumsum(lens) - lens, lens) < width]
+            lens = np.minimum(lens, width)
         out = np.zeros((len(lens), width), np.int64)
-        keep = cols < width
-        out[rows[keep], cols[keep]] = ids[keep]
+        out[np.arange(width) < lens[:, None]] = ids  # row-major: each row's tokens, left-aligned
         return out[0] if scalar else out
 
     def _vec_np(self, a):
-        lens, rows, _, ids, scalar = self._flat_ids(a)
+        """multi_hot / count (int64) or tf_idf (float32) rows, built flat: row * depth + index per token."""
+        lens, ids, scalar = self._flat_ids(a)
         look = self._lookup_layer
         depth = look._depth()
-        out = np.zeros((len(lens), depth), np.float32)
-        keep = ids < depth
-        np.add.at(out, (rows[keep], ids[keep]), 1.0)
+        n = len(lens)
+        flat = np.repeat(np.arange(n, dtype=np.int64) * depth, lens)
+        flat += ids
+        if len(ids) and ids.max() >= depth:
+            flat = flat[ids < depth]
         if self._output_mode == "multi_hot":
-            out = np.minimum(out, 1.0)
-        elif self._output_mode == "tf_idf":
+            out = np.zeros(n * depth, np.int64)
+            out[flat] = 1
+        else:
+            out = np.bincount(flat, minlength=n * depth).astype(np.int64, copy=False)
+        out = out.reshape(n, depth)
+        if self._output_mode == "tf_idf":
             idf = look._idf if look._idf is not None else np.asarray(_unset_idf(look, depth).numpy())
-            out = out * idf[:depth][None, :]
+            out = out.astype(np.float32)
+            out *= idf[:depth][None, :]
         return out[0] if scalar else out
 
     def _ragged_np(self, a):
         """(token ids of every row, concatenated; row lengths)."""
-        lens, _, _, ids, _ = self._flat_ids(a)
+        lens, ids, _ = self._flat_ids(a)
         return ids.astype(np.int64), lens.astype(np.int64)
 
     def _ragged_call(self, x):
@@ -246,9 +250,10 @@ class TextVectorization(Layer):
             L = self._output_sequence_length
             return host_map(self._int_np, x, "int64", lambda s: (s[0], L) if s else None)
         depth = self._lookup_layer._depth()
-        y = host_map(self._vec_np, x, "float32", lambda s: (s[0], depth) if s else None)
-        dtype = self.compute_dtype if self._output_mode == "tf_idf" else "int64"  # as Keras's lookup outputs
-        y = cast(y, dtype) if dtype != "float32" else y
+        tf_idf = self._output_mode == "tf_idf"  # float32 weights, else int64 (Keras's lookup output dtypes)
+        y = host_map(self._vec_np, x, "float32" if tf_idf else "int64", lambda s: (s[0], depth) if s else None)
+        if tf_idf and self.compute_dtype != "float32":
+            y = cast(y, self.compute_dtype)
         return sparse_output(y, self._sparse)
 
     def compute_output_shape(self, input_shape):

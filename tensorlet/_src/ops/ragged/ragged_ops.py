@@ -58,13 +58,20 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, 
     if isinstance(pylist, RaggedTensor):
         raise TypeError("pylist may not be a RaggedTensor")
     depth = _depth(pylist)
-    if depth is None:  # only empty lists: as deep as ragged_rank and inner_shape say
-        depth = (ragged_rank or 1) + 1 + (len(inner_shape) if inner_shape is not None else 0)
+    if depth is None:  # only empty lists: as deep as ragged_rank and inner_shape say, else as they nest
+        depth = (ragged_rank + 1 + (len(inner_shape) if inner_shape is not None else 0) if ragged_rank is not None
+                 else _list_depth(pylist))
     if depth == 0:
         return convert_to_tensor(pylist, dtype=dtype)
     inner = 0 if inner_shape is None else len(inner_shape)
     if ragged_rank is None:
-        ragged_rank = max(1, depth - 1 - inner)
+        ragged_rank = max(0, depth - 1 - inner)
+        if ragged_rank == 0:  # TF: a list without ragged dimensions is a plain Tensor
+            if _depth(pylist) is None:
+                return convert_to_tensor(np.zeros([0] + list(inner_shape or []), (_dt.as_dtype(dtype) if dtype
+                                                                                   else _dt.float32)._np))
+            out = convert_to_tensor(pylist, dtype=dtype)
+            return out if inner_shape is None else reshape(out, [-1] + list(inner_shape))
     if inner_shape is not None and depth - 1 - ragged_rank != inner:
         raise ValueError(f"Invalid pylist={pylist!r}: incompatible with ragged_rank={ragged_rank} and "
                          f"dim(inner_shape)={inner}")
@@ -87,6 +94,13 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, 
         flat = convert_to_tensor(np.zeros((0,) + tail, (_dt.as_dtype(dtype) if dtype else _dt.float32)
                                           .as_numpy_dtype))
     return RaggedTensor.from_nested_row_splits(flat, [convert_to_tensor(s) for s in nested_splits], validate=False)
+
+
+def _list_depth(x):
+    """How deeply lists nest in ``x`` (a list holding only empty lists): ``[]`` is 1, ``[[]]`` is 2."""
+    if not isinstance(x, (list, tuple)):
+        return 0
+    return 1 + max((_list_depth(v) for v in x), default=0)
 
 
 # --- tf.ragged functions -------------------------------------------------------------------------

@@ -290,6 +290,29 @@ class RaggedTensor:
         return self._row_splits
 
     @property
+    def _row_partition(self):
+        """This tensor's outer ragged dimension as a ``tf.experimental.RowPartition``."""
+        from tensorlet._src.ops.ragged.row_partition import RowPartition
+
+        return RowPartition(self._row_splits, self._row_lengths, self._value_rowids, internal=True)
+
+    @property
+    def _nested_row_partitions(self):
+        rps, rt = [], self
+        while isinstance(rt, RaggedTensor):
+            rps.append(rt._row_partition)
+            rt = rt._values
+        return tuple(rps)
+
+    @classmethod
+    def _from_row_partition(cls, values, row_partition, validate=True):
+        """A RaggedTensor of ``values`` split into rows by ``row_partition`` (TF's internal factory)."""
+        rt = cls.from_row_splits(values, row_partition.row_splits(), validate=validate)
+        rt._row_lengths = row_partition._row_lengths
+        rt._value_rowids = row_partition._value_rowids
+        return rt
+
+    @property
     def flat_values(self):
         v = self._values
         while isinstance(v, RaggedTensor):

@@ -18,6 +18,10 @@ from tensorlet._src.compat.v1_ops import (
     sparse_softmax_cross_entropy_with_logits,
     xw_plus_b,
 )
+from tensorlet._src.io.ctc_beam import (
+    ctc_beam_search_decoder as ctc_beam_search_decoder_v2,
+    ctc_beam_search_decoder_v1 as ctc_beam_search_decoder,
+)
 from tensorlet._src.io.sparse_extra import (
     ctc_greedy_decoder,
 )
@@ -60,6 +64,10 @@ from tensorlet._src.ops.nn_extra import (
     collapse_repeated,
     ctc_unique_labels,
     with_space_to_batch,
+)
+from tensorlet._src.ops.nn_fractional_pool import (
+    fractional_avg_pool_v1 as fractional_avg_pool,
+    fractional_max_pool_v1 as fractional_max_pool,
 )
 from tensorlet._src.ops.nn_losses import (
     compute_average_loss,

@@ -48,6 +48,9 @@ from tensorlet._src.data.experimental_extra import (
     parse_example_dataset,
     table_from_dataset,
 )
+from tensorlet._src.data.optional import (
+    Optional,
+)
 from tensorlet._src.data.options import (
     AutoShardPolicy,
     AutotuneAlgorithm,
@@ -55,25 +58,48 @@ from tensorlet._src.data.options import (
     DistributeOptions,
     ExternalStatePolicy,
     OptimizationOptions,
+    ServiceOptions,
     ThreadingOptions,
 )
 from tensorlet._src.data.readers import (
     CsvDatasetV2 as CsvDataset,
     make_csv_dataset,
 )
+from tensorlet._src.data.resample import (
+    dense_to_sparse_batch,
+    rejection_resample,
+    snapshot,
+)
 from tensorlet._src.data.save_load import (
     experimental_load as load,
     experimental_save as save,
 )
+from tensorlet._src.data.service.distributed_save import (
+    distributed_save,
+)
 from tensorlet._src.data.sources import (
     from_list,
 )
-from tensorlet._src.data.structure import (
-    Optional,
+from tensorlet._src.data.variant import (
+    from_variant,
+    to_variant,
 )
 
 
+_LAZY = {
+    'service',
+}
+
+
 def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     from tensorlet._src.api_missing import missing
 
     raise missing(__name__, name)
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY)
