@@ -10,8 +10,9 @@ Sections:
 
 * ``fit``: steady-state step time (every epoch after the first, which holds the compiles, over its 157 steps) of
   tensorlet, of tensorlet with its convolutions lowered to XLA's ``conv_general_dilated`` (``tensorlet-xlaconv``:
-  the GEMM lowerings of ``tensorlet/_src/ops/nn_conv_lowering.py`` switched off), of Keras on JAX and of Keras on
-  TF.  Each framework runs in its own subprocess; rounds are interleaved (tensorlet, peers, tensorlet, ...), the
+  the GEMM lowerings of ``tensorlet/_src/ops/nn_conv_lowering.py`` switched off), of tensorlet fusing 32 steps a
+  call (``tensorlet-fused``: its loop body holds the GEMM convolutions), of Keras on JAX and of Keras on TF.
+  Each framework runs in its own subprocess; rounds are interleaved (tensorlet, peers, tensorlet, ...), the
   best round is kept and the ratios are taken within each round too (their median is printed).
 * ``layers``: forward + both backprops of each conv layer shape of the seed CNN (and of the second layer with
   more channels), in jax: XLA's convolution and its autodiff transposes vs the lowering tensorlet ships.

@@ -67,10 +67,10 @@ def auto_group_size(model, train_fn, iterator, epochs, hooks):
 
 
 def _convolutions_fuse_well(model):
-    """Whether fusing steps keeps ``model``'s speed: not with convolutions.  XLA:CPU runs its convolutions 6-7x
-    slower inside a while loop than in a straight-line program (benchmarks/bench_conv.py); the GEMM form
-    (``ops.nn_conv_lowering``) keeps its speed there, but a fused group traces the step once, outside the loop, so
-    its convolutions stay XLA's (seed CNN fit: 36.6 ms/step fused vs 5.0 ms one step a call)."""
+    """Whether fusing steps keeps ``model``'s speed: not shown with convolutions.  Inside a while loop XLA:CPU runs
+    its own convolutions 6-7x slower than in a straight-line program; the loop body's convolutions take the GEMM
+    form (``ops.nn_conv_lowering``), but on the seed CNN the fused fit measured 4.23 ms/step best and 6.54 median
+    against 4.94 / 5.08 one step a call (benchmarks/bench_conv.py, ``tensorlet-fused``): no reliable gain yet."""
     from tensorlet._src.keras.layers import convolutional as conv
     from tensorlet._src.keras.layers.conv_lstm import ConvLSTMCell
 
