@@ -93,3 +93,21 @@ def test_small_framework_utilities():
     tf.config.set_soft_device_placement(False)
     assert tf.config.get_soft_device_placement() is False
     tf.config.set_soft_device_placement(True)
+
+
+@pytest.mark.parametrize("user_level,hidden", [(None, False), ("1", True)])
+def test_jax_import_does_not_set_tf_cpp_min_log_level_for_tensorlet(user_level, hidden):
+    # jax's import sets TF_CPP_MIN_LOG_LEVEL=1 when unset; tensorlet's own INFO notices follow the user's value only
+    code = ("import logging, tensorlet as tf; from tensorlet._src.framework import jax_runtime; jax_runtime.load(); "
+            "import os; log = tf.get_logger(); log.setLevel('DEBUG'); got = []; h = logging.Handler(); "
+            "h.emit = got.append; log.addHandler(h); "
+            "from tensorlet._src.framework import context; "
+            "log.handle(log.makeRecord('tensorflow', logging.INFO, context.__file__, 1, 'notice', (), None)); "
+            "print(os.environ.get('TF_CPP_MIN_LOG_LEVEL'), len(got))")
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    if user_level is not None:
+        env["TF_CPP_MIN_LOG_LEVEL"] = user_level
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    level, seen = out.stdout.split()
+    assert level == "1"  # jax's default stays in the environment for XLA's C++ logging
+    assert seen == ("0" if hidden else "1"), out.stderr

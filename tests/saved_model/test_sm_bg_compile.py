@@ -149,7 +149,7 @@ def test_a_failed_compile_stays_on_the_interpreter_silently(monkeypatch, caplog)
     for y in ys:
         np.testing.assert_allclose(y, _arr(want["serve"]), rtol=1e-5, atol=1e-7)
     recs = [r for r in records if "XLA refused" in r.getMessage()]
-    assert recs and all(r.levelno == logging.DEBUG for r in recs)
+    assert recs and all(r.levelno == logging.DEBUG for r in recs), [r.getMessage() for r in records]
     assert not [r for r in records if r.levelno >= logging.WARNING]
 
 

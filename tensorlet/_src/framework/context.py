@@ -95,7 +95,6 @@ def get_logger():
     if _LOGGER:
         return _LOGGER[0]
     import logging
-    import os
     import sys
 
     logger = logging.getLogger("tensorflow")
@@ -103,7 +102,9 @@ def get_logger():
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter(logging.BASIC_FORMAT, None))
         logger.addHandler(handler)
-    level = os.environ.get("TF_CPP_MIN_LOG_LEVEL", "0")
+    from tensorlet._src.framework import jax_runtime
+
+    level = jax_runtime.user_min_log_level()  # not the "1" jax's import sets when the user set nothing
     if level.strip().isdigit() and int(level) > 0:
         logger.addFilter(_RuntimeLevelFilter(int(level)))
     _LOGGER.append(logger)

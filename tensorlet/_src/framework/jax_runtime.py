@@ -12,12 +12,14 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
+import os
 import threading
 
 from tensorlet._src.framework import device
 
 _loaded = None
 _lock = threading.Lock()
+_JAX_LOG_LEVEL = None  # the TF_CPP_MIN_LOG_LEVEL jax's import set (``os.environ.setdefault``) when the user set none
 
 
 def load():
@@ -32,8 +34,12 @@ def load():
 
 
 def _import():
+    global _JAX_LOG_LEVEL
+    user_set = "TF_CPP_MIN_LOG_LEVEL" in os.environ
     with _private_numpy_random():
         jax_mod = importlib.import_module("jax")
+    if not user_set:  # jax sets it (to quiet XLA's C++ logs, which read it later): left for them, noted for us
+        _JAX_LOG_LEVEL = os.environ.get("TF_CPP_MIN_LOG_LEVEL")
     jax_mod.config.update("jax_enable_x64", True)
     n_cpu = device.num_cpu_devices()
     if n_cpu > 1:
@@ -45,6 +51,12 @@ def _import():
     # tensorlet re-raises errors of host callbacks (tf.debugging.assert_* in compiled code) as TF errors
     logging.getLogger("jax._src.debugging").setLevel(logging.CRITICAL)
     return jax_mod, importlib.import_module("jax.numpy"), importlib.import_module("jax.lax")
+
+
+def user_min_log_level() -> str:
+    """``TF_CPP_MIN_LOG_LEVEL`` as the user set it ("0" when only jax's import set it)."""
+    v = os.environ.get("TF_CPP_MIN_LOG_LEVEL", "0")
+    return "0" if _JAX_LOG_LEVEL is not None and v == _JAX_LOG_LEVEL else v
 
 
 @contextlib.contextmanager
