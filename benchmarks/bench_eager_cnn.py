@@ -15,7 +15,12 @@ importable) that waits for a command; rounds alternate between the frameworks so
 the median over rounds of each round's per-step time, and the ratios.  Targets (issue 19): tensorlet <= 0.7x
 TensorFlow eager and <= PyTorch eager.
 
-    python benchmarks/bench_eager_cnn.py [--rounds 7] [--steps 20] [--json out.json]
+    python benchmarks/bench_eager_cnn.py [--rounds 7] [--steps 20] [--json out.json] [--torch-threads 1]
+        [--all-xla-conv] [--numpy-conv]
+
+On a loaded machine PyTorch's default threads (one per core, spinning OpenMP workers) slow it 10-30x; there
+``--torch-threads 1`` gives its fair figure.  ``--all-xla-conv`` adds tensorlet without the few-input-channel
+kernel choices of nn_conv_xla (the 'before' of issue 19's second round).
 """
 
 from __future__ import annotations
@@ -137,10 +142,12 @@ def worker(lib, kind):
         sys.path.insert(0, ROOT)
         import tensorlet as tf
 
-        if lib == "tensorlet-numpy":  # the NumPy convolution engine only (the 'before' of issue 19)
-            from tensorlet._src.ops import nn_conv_xla
+        from tensorlet._src.ops import nn_conv_xla
 
+        if lib == "tensorlet-numpy":  # the NumPy convolution engine only (the 'before' of issue 19)
             nn_conv_xla.MIN_MACS = float("inf")
+        if lib == "tensorlet-allxla":  # every big conv on XLA's kernels (before the few-channel choices)
+            nn_conv_xla.IM2COL_BELOW = nn_conv_xla.FILTER_CONV_BELOW = 0
         run = _keras_worker(tf, kind)
     elif lib == "tensorflow":
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -148,6 +155,10 @@ def worker(lib, kind):
 
         run = _keras_worker(tf, kind)
     else:
+        import torch
+
+        if os.environ.get("BENCH_TORCH_THREADS"):
+            torch.set_num_threads(int(os.environ["BENCH_TORCH_THREADS"]))
         run = _torch_worker(kind)
     run(3)  # warm-up: first-call compilation and allocation
     print("ready", flush=True)
@@ -185,6 +196,10 @@ def main():
     ap.add_argument("--kinds", default="step,seed")
     ap.add_argument("--tf-python", default=TF_PYTHON)
     ap.add_argument("--numpy-conv", action="store_true", help="also run tensorlet with NumPy-only convolutions")
+    ap.add_argument("--all-xla-conv", action="store_true",
+                    help="also run tensorlet with every big convolution on XLA (no few-channel NumPy/conv choices)")
+    ap.add_argument("--torch-threads", type=int, help="torch.set_num_threads (its OpenMP threads spin badly on a "
+                    "loaded machine: 1 is the fair figure there)")
     ap.add_argument("--json")
     args = ap.parse_args()
     if args.worker:
@@ -196,6 +211,10 @@ def main():
         peers = [Peer(sys.executable, "tensorlet", kind)]
         if args.numpy_conv:
             peers.append(Peer(sys.executable, "tensorlet-numpy", kind))
+        if args.all_xla_conv:
+            peers.append(Peer(sys.executable, "tensorlet-allxla", kind))
+        if args.torch_threads:
+            os.environ["BENCH_TORCH_THREADS"] = str(args.torch_threads)
         if os.path.exists(args.tf_python):
             peers.append(Peer(args.tf_python, "tensorflow", kind))
         if importlib.util.find_spec("torch"):

@@ -18,14 +18,19 @@ divided by the 157 steps of an epoch.  Every framework starts from the same weig
 For the CNN and the MLP, the tensorlet step is also split into the compiled train step called directly on one batch
 (results read back every call, as ``train_on_batch`` does; a silent ``fit`` does not wait for each step) and a
 hand-written ``jax.jit`` step of the same computation (Adam and the two metrics included; also with donated
-buffers), to separate the Keras loop's cost, the graph runtime's cost and XLA's compute.  On a busy machine, use
+buffers), to separate the Keras loop's cost, the graph runtime's cost and XLA's compute.  The ``spe`` section also
+gives the fused fit's floor: that hand-written step as one ``jax.lax.scan`` per group of batches, fed as ``fit``
+feeds it (XLA's compute plus NumPy's gather of each group's rows).  On a busy machine, use
 ``--rounds 3`` (the best round is kept).
 
-    python benchmarks/bench_keras.py                       # tensorlet only (plus the jax.jit reference)
-    PYTHONPATH=$PWD /work/tfenv/bin/python benchmarks/bench_keras.py  # + Keras 3 on TF (in-process) and on JAX
+    python benchmarks/bench_keras.py                       # tensorlet only (plus the jax.jit references)
+    /work/venv/bin/python benchmarks/bench_keras.py --keras-jax-python /work/kerasvenv/bin/python \
+        --keras-tf-python /work/tfvenv/bin/python          # + Keras 3 on JAX and on TF, each in its own process
+    (a Python with tensorlet's deps, jax and Keras-on-TF can run Keras-on-TF in-process: PYTHONPATH=$PWD)
     options: --epochs N  --rounds R (repeat and keep the best)  --only mlp,cnn,spe,verbose,call,memory  --json out.json
              --steps-per-execution N (32; the MLP's fit with it: section spe)
              --keras-jax-python PATH (a venv's python with keras + jax, for the keras-jax peer)
+             --keras-tf-python PATH (a venv's python with keras + tensorflow, for the keras-tf peer)
              --mem-calls N (10,000)  --peer-mem-calls N (1,000; a tenth of it for TF's predict, ~0.1 s a call)
              --no-peers
 """
@@ -172,8 +177,9 @@ def tensorlet_step_ms(tl, model, x, y, steps):
     return best_us(lambda: fn(data), steps) / 1e3
 
 
-def jax_reference_ms(kind, x, y, steps, donate):
-    """The Keras train step of ``kind`` written directly in jax.jit: forward, grads, Keras's Adam, loss/accuracy."""
+def jax_step(kind):
+    """The Keras train step of ``kind`` written directly in jax (forward, grads, Keras's Adam, loss/accuracy
+    totals): ``(step(state, a, b) -> (state, [loss, accuracy]), initial state)``."""
     import jax
     import jax.numpy as jnp
 
@@ -205,10 +211,19 @@ def jax_reference_ms(kind, x, y, steps, donate):
         totals = totals + jnp.stack([loss * a.shape[0], a.shape[0], acc * a.shape[0], a.shape[0]])
         return (ps, ms, vs, t, totals), jnp.stack([totals[0] / totals[1], totals[2] / totals[3]])
 
-    f = jax.jit(step, donate_argnums=(0,) if donate else ())
     params = [jnp.asarray(p) for p in init_weights(kind)]
-    box = [(params, [jnp.zeros_like(p) for p in params], [jnp.zeros_like(p) for p in params], jnp.float32(0.0),
-            jnp.zeros(4, jnp.float32))]
+    state = (params, [jnp.zeros_like(p) for p in params], [jnp.zeros_like(p) for p in params], jnp.float32(0.0),
+             jnp.zeros(4, jnp.float32))
+    return step, state
+
+
+def jax_reference_ms(kind, x, y, steps, donate):
+    """The step of ``jax_step`` in ``jax.jit`` on one fixed NumPy batch, results read back each step."""
+    import jax
+
+    step, state = jax_step(kind)
+    f = jax.jit(step, donate_argnums=(0,) if donate else ())
+    box = [state]
     xb, yb = x[:32], y[:32]
 
     def run():  # NumPy batch in, results read back each step: as a Keras step with per-step logs
@@ -216,6 +231,35 @@ def jax_reference_ms(kind, x, y, steps, donate):
         np.asarray(out)
 
     return best_us(run, steps) / 1e3
+
+
+def jax_scan_epoch_ms(kind, x, y, epochs, n):
+    """The floor of a fused ``fit``: the step of ``jax_step`` as one ``jax.lax.scan`` per group of ``n`` batches
+    (state donated, nothing read back until the epoch's end), fed as ``fit`` feeds it (each epoch shuffled, each
+    group's rows gathered with NumPy); best ms/step over the epochs after the first, on the epoch's full batches
+    (the last, smaller batch left out)."""
+    import jax
+
+    step, state = jax_step(kind)
+
+    def group(st, xs, ys):
+        st, outs = jax.lax.scan(lambda c, ab: step(c, *ab), st, (xs, ys))
+        return st, outs[-1]
+
+    f = jax.jit(group, donate_argnums=(0,))
+    full = len(x) // 32
+    times = []
+    rng = np.random.default_rng(0)
+    for _ in range(epochs):
+        idx = rng.permutation(len(x))
+        t0 = time.perf_counter()
+        for g in range(0, full, n):
+            k = min(n, full - g)
+            sel = idx[g * 32:(g + k) * 32]
+            state, out = f(state, x[sel].reshape(k, 32, *x.shape[1:]), y[sel].reshape(k, 32))
+        np.asarray(out)
+        times.append((time.perf_counter() - t0) / full * 1e3)
+    return min(times[1:])
 
 
 # --- one framework's sections --------------------------------------------------------------------------------------
@@ -260,6 +304,8 @@ def run_framework(name, only, epochs, mem_calls, spe=32):
     if "spe" in only:  # steps_per_execution: that many steps in one compiled call
         r = bench_fit(keras, "mlp", epochs, x, y, steps_per_execution=spe)
         r.pop("model")
+        if name == "tensorlet":
+            r["jax_scan_ms"] = jax_scan_epoch_ms("mlp", x, y, epochs, spe)
         res["mlp_spe"] = dict(r, steps_per_execution=spe)
     if "verbose" in only:  # fit's default, verbose=1: a progress bar drawn every 0.05 s
         r = bench_fit(keras, "mlp", epochs, x, y, verbose=1)
@@ -336,6 +382,13 @@ def report(results):
             r = results[nm].get("mlp_spe")
             if r:
                 print(f"  {nm:12} {r['steady_ms_min']:8.3f} {r['steady_ms_median']:8.3f}")
+        floor = tl["mlp_spe"].get("jax_scan_ms")
+        if floor:
+            print(f"  floor: the same step hand-written as one jax.lax.scan per {n} batches (donated, fed as fit "
+                  f"feeds it): {floor:.3f} ms/step")
+            if kjax and "mlp" in kjax:
+                print(f"  ratio floor / keras-jax (default steps_per_execution=1): "
+                      f"{floor / kjax['mlp']['steady_ms_min']:.2f}")
         for peer, label in ((kjax, "keras-jax"), (ktf, "keras-tf")):
             if peer and "mlp_spe" in peer:
                 ratio = tl["mlp_spe"]["steady_ms_min"] / peer["mlp_spe"]["steady_ms_min"]
@@ -395,6 +448,8 @@ def main():
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--steps-per-execution", type=int, default=32, help="for the 'spe' section")
     ap.add_argument("--keras-jax-python", help="the Python of a venv with keras and jax, for the keras-jax peer")
+    ap.add_argument("--keras-tf-python", help="the Python of a venv with keras and tensorflow, for the keras-tf peer "
+                    "(run in its own process; else in-process when this Python has both)")
     ap.add_argument("--json")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -405,7 +460,8 @@ def main():
         return
     have_keras = not args.no_peers and importlib.util.find_spec("keras") is not None
     frameworks = ["tensorlet"]
-    if have_keras and importlib.util.find_spec("tensorflow") is not None:
+    if (have_keras and importlib.util.find_spec("tensorflow") is not None) or (args.keras_tf_python and
+                                                                              not args.no_peers):
         frameworks.append("keras-tf")
     if (have_keras and importlib.util.find_spec("jax") is not None) or (args.keras_jax_python and not args.no_peers):
         frameworks.append("keras-jax")
@@ -415,9 +471,10 @@ def main():
             print(f"[round {rnd + 1}/{args.rounds}] {name} ...", flush=True)
             calls = args.mem_calls if name == "tensorlet" else args.peer_mem_calls
             sections = only if rnd == 0 else [o for o in only if o != "memory"]  # memory: first round only
-            if name == "keras-jax":  # its own process: Keras's backend is chosen once per process
+            peer_python = {"keras-jax": args.keras_jax_python, "keras-tf": args.keras_tf_python}.get(name)
+            if name == "keras-jax" or peer_python:  # its own process: Keras's backend is chosen once per process
                 res = run_worker_subprocess(name, sections, args.epochs, calls, args.steps_per_execution,
-                                            args.keras_jax_python)
+                                            peer_python)
             else:
                 res = run_framework(name, sections, args.epochs, calls, args.steps_per_execution)
             if res is not None:

@@ -257,3 +257,38 @@ def test_mnist_model_filter_gradients_match_finite_differences():
             num = (vals[0] - vals[1]) / 2e-6
             np.testing.assert_allclose(grads[which].numpy()[idx], num, rtol=1e-5, atol=1e-9,
                                        err_msg=f"filter {which} entry {idx}")
+
+
+def test_conv_gradients_the_tape_does_not_want_are_not_computed(monkeypatch):
+    # TF's skip_input_indices: a model's input image (not watched) gets no input backprop, a constant filter no
+    # filter backprop; the gradients that are wanted are unchanged
+    from tensorlet._src.ops import nn_conv
+
+    ran = []
+    bind = nn_conv.bind
+    monkeypatch.setattr(nn_conv, "bind", lambda op, *a, **k: (ran.append(op.name), bind(op, *a, **k))[1])
+    rng = np.random.default_rng(0)
+    x = tf.constant(rng.normal(size=(2, 7, 7, 3)).astype(np.float32))
+    w = tf.Variable(rng.normal(size=(3, 3, 3, 4)).astype(np.float32))
+
+    def loss():
+        return tf.reduce_sum(tf.nn.conv2d(x, w, 1, "VALID") ** 2)
+
+    with tf.GradientTape() as tape:
+        y = loss()
+    ran.clear()
+    gw = tape.gradient(y, w)
+    assert ran == ["Conv2DBackpropFilter"]
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = loss()
+    ran.clear()
+    gx, gw_both = tape.gradient(y, [x, w])
+    assert sorted(ran) == ["Conv2DBackpropFilter", "Conv2DBackpropInput"]
+    np.testing.assert_array_equal(gw.numpy(), gw_both.numpy())
+    with tf.GradientTape() as tape:  # a frozen filter: only the input backprop
+        tape.watch(x)
+        y = tf.reduce_sum(tf.nn.conv2d(x, tf.constant(w.numpy()), 1, "VALID") ** 2)
+    ran.clear()
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), gx.numpy())
+    assert ran == ["Conv2DBackpropInput"]

@@ -111,3 +111,13 @@ def test_jax_import_does_not_set_tf_cpp_min_log_level_for_tensorlet(user_level, 
     level, seen = out.stdout.split()
     assert level == "1"  # jax's default stays in the environment for XLA's C++ logging
     assert seen == ("0" if hidden else "1"), out.stderr
+
+
+def test_jax_imported_by_other_code_does_not_filter_tensorlet_notices():
+    code = ("import logging, jax, tensorlet as tf; log = tf.get_logger(); print(len(log.filters))")
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert out.stdout.split() == ["0"]
+    code = ("import logging, tensorlet as tf, jax; log = tf.get_logger(); print(len(log.filters))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert out.stdout.split() == ["0"]

@@ -2,6 +2,8 @@
 
 import warnings
 
+import pytest
+
 import ml_dtypes
 import numpy as np
 import scipy.special
@@ -297,3 +299,37 @@ def test_dtypes_and_shapes():
     assert tf.math.reduce_euclidean_norm(tf.constant([3 + 4j, 0])).numpy() == 5 + 0j
     assert tf.sparse is not None if hasattr(tf, "sparse") else True
 test_compiled = compiled_tests(CASES)
+
+
+def test_reductions_of_an_input_of_unknown_rank_in_a_function():
+    # axes stay as given (negative ones too) until run time; gradients build their shapes at run time
+    x = np.arange(1, 25, dtype=np.float32).reshape(2, 3, 4) / 7
+
+    def losses(v):
+        outs = [tf.reduce_sum(v, axis=1), tf.reduce_mean(v, axis=[0, -1], keepdims=True),
+                tf.reduce_max(v, axis=-1), tf.reduce_min(v, axis=[-2]), tf.norm(v, axis=-1),
+                tf.math.reduce_euclidean_norm(v, axis=0)]
+        return outs, sum(tf.reduce_sum(o * (i + 1)) for i, o in enumerate(outs))
+
+    @tf.function(input_signature=[tf.TensorSpec(None, tf.float32)])
+    def f(v):
+        with tf.GradientTape() as tape:
+            tape.watch(v)
+            outs, loss = losses(v)
+        return outs, tape.gradient(loss, v), tf.shape(v), tf.size(v)
+
+    outs, grad, shp, size = f(tf.constant(x))
+    assert all(o.shape.rank is None for o in f.get_concrete_function().structured_outputs[0])
+    assert f.get_concrete_function().structured_outputs[2].shape.as_list() == [None]  # Shape of an unknown rank
+    xe = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(xe)
+        want, loss = losses(xe)
+    want_grad = tape.gradient(loss, xe)
+    np.testing.assert_allclose(want[0].numpy(), x.sum(1), rtol=1e-6)
+    for got, ref in zip(outs, want):
+        np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(grad.numpy(), want_grad.numpy(), rtol=1e-5)
+    assert shp.numpy().tolist() == [2, 3, 4] and int(size) == 24
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Sum"):  # axis 1 of a vector, seen at run time
+        f(tf.constant(np.ones(3, np.float32)))

@@ -138,6 +138,7 @@ def test_a_failed_compile_stays_on_the_interpreter_silently(monkeypatch, caplog)
     handler.emit = records.append  # on the logger itself: an earlier test may have turned its propagation off
     log = logging.getLogger("tensorflow")
     log.addHandler(handler)
+    monkeypatch.setattr(log, "filters", [])  # a TF_CPP_MIN_LOG_LEVEL the environment sets would hide debug notices
     try:
         with caplog.at_level(logging.DEBUG, logger="tensorflow"):
             ys = [m.serve(x).numpy() for _ in range(2)]

@@ -23,7 +23,7 @@ from tensorlet._src.ops import registry
 from tensorlet._src.ops.registry import NO_GRADIENT, NONDIFF, REGISTRY, bind, tf_export
 from tensorlet._src.util import nest
 from tensorlet._src.ops.creation import zeros_like
-from tensorlet._src.ops.grad_utils import add_grads
+from tensorlet._src.ops.grad_utils import SKIPS_UNWANTED, add_grads, set_wanted
 
 _DIFF_KINDS = frozenset("fcV")  # float, complex, and 'V' = ml_dtypes' bfloat16
 
@@ -254,7 +254,14 @@ class GradientTape:
                     raise LookupError(f"gradient registry has no entry for: {op.name}")
                 if g.__class__ is not EagerTensor and not op.sparse_grad:
                     g = _dense(g)
-                in_grads = op.grad(g, outputs, *inputs, **attrs)
+                if op in SKIPS_UNWANTED:  # tell it which inputs this tape tracks (see grad_utils.wanted)
+                    set_wanted(tuple(id(x) in self._ids for x in inputs))
+                    try:
+                        in_grads = op.grad(g, outputs, *inputs, **attrs)
+                    finally:
+                        set_wanted(None)
+                else:
+                    in_grads = op.grad(g, outputs, *inputs, **attrs)
                 if not isinstance(in_grads, (tuple, list)):
                     in_grads = (in_grads,)
                 for x, gx in zip(inputs, in_grads):

@@ -13,6 +13,7 @@ import contextlib
 import importlib
 import logging
 import os
+import sys
 import threading
 
 from tensorlet._src.framework import device
@@ -20,6 +21,10 @@ from tensorlet._src.framework import device
 _loaded = None
 _lock = threading.Lock()
 _JAX_LOG_LEVEL = None  # the TF_CPP_MIN_LOG_LEVEL jax's import set (``os.environ.setdefault``) when the user set none
+# jax may also be imported by other code (before tensorlet, or directly): what the variable held when tensorlet
+# was imported, and whether jax was already there
+_LOG_LEVEL_AT_IMPORT = os.environ.get("TF_CPP_MIN_LOG_LEVEL")
+_JAX_BEFORE = "jax" in sys.modules
 
 
 def load():
@@ -56,7 +61,11 @@ def _import():
 def user_min_log_level() -> str:
     """``TF_CPP_MIN_LOG_LEVEL`` as the user set it ("0" when only jax's import set it)."""
     v = os.environ.get("TF_CPP_MIN_LOG_LEVEL", "0")
-    return "0" if _JAX_LOG_LEVEL is not None and v == _JAX_LOG_LEVEL else v
+    if _JAX_LOG_LEVEL is not None:
+        return "0" if v == _JAX_LOG_LEVEL else v
+    if v == "1" and "jax" in sys.modules and (_LOG_LEVEL_AT_IMPORT is None or _JAX_BEFORE):
+        return "0"  # jax's own default (set on its import, by whichever code imported it)
+    return v
 
 
 @contextlib.contextmanager

@@ -15,6 +15,7 @@ import numpy as np
 from tensorlet._src.framework import dtypes as _dt
 from tensorlet._src.graph.ir import CONST, PLACEHOLDER, READ_VAR, Graph
 from tensorlet._src.graph.py_func import HOST_CALL
+from tensorlet._src.ops import registry
 
 BAKE_MAX_ELEMENTS = 4096  # constants up to this size are compiled in; larger ones are arguments
 
@@ -97,7 +98,7 @@ def build_fn(graph: Graph):
         if id(node) in host:
             if op.host == "sink":
                 fn, ins = _host_callback(graph, node, host)
-                steps.append((fn, tuple(slot(t) for t in ins), {}, (), True))
+                steps.append((fn, tuple(slot(t) for t in ins), {}, (), True, None))
             continue
         if op is PLACEHOLDER:
             arg_slots.append(slot(node.outputs[0]))
@@ -111,7 +112,7 @@ def build_fn(graph: Graph):
             var_read_slots.append((slot(node.outputs[0]), var_index[id(node.attrs["var"])]))
         else:
             steps.append((op.lowering(), tuple(slot(t) for t in node.inputs), node.attrs,
-                          tuple(slot(t) for t in node.outputs), op.n_out != 1))
+                          tuple(slot(t) for t in node.outputs), op.n_out != 1, op))
     in_graph = {id(t) for t in graph.inputs}
     arg_slots = [slots[id(t)] for t in graph.inputs if id(t) in in_graph]
     out_slots = [slot(t) for t in graph.outputs]
@@ -128,8 +129,13 @@ def build_fn(graph: Graph):
             env[s] = var_values[i]
         for s, a in zip(arg_slots, args):
             env[s] = a
-        for fn, ins, attrs, outs, multi in steps:
-            r = fn(jnp, *[env[i] for i in ins], **attrs)
+        for fn, ins, attrs, outs, multi, op in steps:
+            try:
+                r = fn(jnp, *[env[i] for i in ins], **attrs)
+            except registry._KERNEL_ERRORS as e:  # (while tracing) inputs the op rejects at these shapes
+                if op is None or type(e).__module__.startswith("jax"):  # jax's tracer errors: callers fall back
+                    raise
+                raise registry.translate(op, [_traced(env[i]) for i in ins], attrs, e) from None
             if multi:
                 for s, v in zip(outs, r):
                     env[s] = v
@@ -138,6 +144,15 @@ def build_fn(graph: Graph):
         return [_as_array(env[s]) for s in out_slots], [_as_array(env[s]) for s in write_slots]
 
     return f, [np.asarray(v) for _, v in big]
+
+
+def _traced(v):
+    """A traced value as the EagerTensor-like input ``registry.translate`` describes (shape and dtype)."""
+    from tensorlet._src.framework.tensor import EagerTensor
+
+    r = object.__new__(EagerTensor)
+    r._v = v
+    return r
 
 
 def _host_callback(graph, sink, host):

@@ -88,12 +88,19 @@ def _out_type(out_type, op_name, allow_any=False):
     return d._np
 
 
-SHAPE = defop("Shape", lambda xp, x, out_type: xp.asarray(x.shape, dtype=out_type), grad=NONDIFF, shape_only=True)
+def _shape_vector(x, out_type):  # a vector of the input's rank (its length unknown when the rank is)
+    return shapes.Spec(TensorShape([x.shape.rank]), _dt.as_dtype(out_type))
+
+
+SHAPE = defop("Shape", lambda xp, x, out_type: xp.asarray(x.shape, dtype=out_type), grad=NONDIFF, shape_only=True,
+              shape=_shape_vector)
 SHAPE_N = defop("ShapeN", lambda xp, *xs, out_type: tuple(xp.asarray(x.shape, dtype=out_type) for x in xs),
-                n_out=None, grad=NONDIFF, shape_only=True)
+                n_out=None, grad=NONDIFF, shape_only=True,
+                shape=lambda *xs, out_type: tuple(_shape_vector(x, out_type) for x in xs))
 SIZE = defop("Size", lambda xp, x, out_type: xp.asarray(math.prod(x.shape), dtype=out_type), grad=NONDIFF,
-              shape_only=True)
-RANK = defop("Rank", lambda xp, x: xp.asarray(x.ndim, dtype=np.int32), grad=NONDIFF, shape_only=True)
+             shape_only=True, shape=lambda x, out_type: shapes.Spec(TensorShape([]), _dt.as_dtype(out_type)))
+RANK = defop("Rank", lambda xp, x: xp.asarray(x.ndim, dtype=np.int32), grad=NONDIFF, shape_only=True,
+             shape=lambda x: shapes.Spec(TensorShape([]), _dt.int32))
 _I32 = np.dtype(np.int32)
 
 

@@ -3,7 +3,26 @@ broadcasting.  They are written in tensorlet ops, so gradients of gradients work
 
 from __future__ import annotations
 
+import threading
+
+from tensorlet._src.framework import errors
 from tensorlet._src.framework.tensor import EagerTensor
+
+# Ops whose gradient functions skip the input gradients no one wants (TF's ``skip_input_indices``): the eager tape
+# sets ``wanted`` to one flag per input before calling such an op's gradient (per thread; None elsewhere: every
+# gradient is computed, as graph-mode gradients and jacobians need).
+SKIPS_UNWANTED: set = set()
+_state = threading.local()
+
+
+def wanted(i: int) -> bool:
+    """Whether the gradient of input ``i`` is wanted by the tape running this gradient function."""
+    mask = getattr(_state, "mask", None)
+    return mask is None or mask[i]
+
+
+def set_wanted(mask):
+    _state.mask = mask
 
 
 def add_grads(a, b):
@@ -15,8 +34,16 @@ def add_grads(a, b):
     return math_binary.add(a, b)
 
 
-def unbroadcast(g, x):
-    """Sum ``g`` over the dimensions along which ``x`` was broadcast, giving ``x``'s shape."""
+def unbroadcast(g, x, other=None):
+    """Sum ``g`` over the dimensions along which ``x`` was broadcast (against ``other``), giving ``x``'s shape."""
+    if g.__class__ is not EagerTensor and (g.shape.rank is None or x.shape.rank is None):  # traced, unknown rank
+        if x.shape.rank == 0:  # a scalar: every dimension was broadcast
+            return reduce.reduce_sum(g)
+        if other is not None and other.shape.rank == 0:  # against a scalar: nothing was
+            return g
+        raise errors.op_error(errors.UnimplementedError, "BroadcastGradientArgs",
+                              f"the gradient of a broadcasting op between shapes {g.shape} and {x.shape} needs both "
+                              "ranks here; give the function's input_signature a rank (its dimensions may stay None)")
     gs = g._v.shape if g.__class__ is EagerTensor else tuple(g.shape)
     xs = x._v.shape if x.__class__ is EagerTensor else tuple(x.shape)
     if gs == xs:

@@ -14,8 +14,8 @@ import numpy as np
 # --- norms (tensorlet's fused Norm op: the gradient of TF's composite for each ord) ----------------------
 
 def _kept(x, axis):
-    """``x``'s shape with the reduced axes as 1 (a keepdims result's shape)."""
-    return [1 if axis is None or i in axis else d for i, d in enumerate(x.shape)]
+    """``x``'s shape with the reduced axes as 1 (a keepdims result's shape; a shape tensor for run-time dims)."""
+    return reduce._kept(x, axis)
 
 
 def _abs_grad(ga, x):

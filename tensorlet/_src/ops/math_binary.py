@@ -34,14 +34,14 @@ def _conj(x):
 
 
 ADD = defop("AddV2", xpfn("add"), dtypes=ARITH, shape=shapes.broadcast,
-            grad=lambda g, ans, x, y: (unbroadcast(g, x), unbroadcast(g, y)))
+            grad=lambda g, ans, x, y: (unbroadcast(g, x, y), unbroadcast(g, y, x)))
 SUB = defop("Sub", xpfn("subtract"), dtypes=ARITH, shape=shapes.broadcast,
-            grad=lambda g, ans, x, y: (unbroadcast(g, x), unbroadcast(-g, y)))
+            grad=lambda g, ans, x, y: (unbroadcast(g, x, y), unbroadcast(-g, y, x)))
 MUL = defop("Mul", xpfn("multiply"), dtypes=ARITH, shape=shapes.broadcast,
-            grad=lambda g, ans, x, y: (unbroadcast(g * _conj(y), x), unbroadcast(_conj(x) * g, y)))
+            grad=lambda g, ans, x, y: (unbroadcast(g * _conj(y), x, y), unbroadcast(_conj(x) * g, y, x)))
 REALDIV = defop("RealDiv", xpfn("divide"), dtypes=ARITH, shape=shapes.broadcast, quiet=True,
-                grad=lambda g, ans, x, y: (unbroadcast(g / _conj(y), x),
-                                           unbroadcast(g * _conj(-x / y / y), y)))
+                grad=lambda g, ans, x, y: (unbroadcast(g / _conj(y), x, y),
+                                           unbroadcast(g * _conj(-x / y / y), y, x)))
 DIVNONAN = defop("DivNoNan", lambda xp, x, y: xp.where(y == 0, xp.zeros_like(x), x / xp.where(y == 0, 1, y)
                                                        ).astype(x.dtype, copy=False),
                  dtypes=D.INEXACT, shape=shapes.broadcast, quiet=True,
@@ -50,20 +50,21 @@ DIVNONAN = defop("DivNoNan", lambda xp, x, y: xp.where(y == 0, xp.zeros_like(x),
 
 def _div_no_nan_grad(g, cx, cy, x, y):
     """TF's DivNoNan gradient (on conjugated inputs for complex)."""
-    return (unbroadcast(divide_no_nan(g, cy), x),
-            unbroadcast(g * divide_no_nan(divide_no_nan(-cx, cy), cy), y))
+    return (unbroadcast(divide_no_nan(g, cy), x, y),
+            unbroadcast(g * divide_no_nan(divide_no_nan(-cx, cy), cy), y, x))
 FLOORDIV = defop("FloorDiv", xpfn("floor_divide"), dtypes=REAL, shape=shapes.broadcast,
                  check=_int_divisor_check("FloorDiv"), quiet=True, grad=NONDIFF)
 FLOORMOD = defop("FloorMod", xpfn("mod"), dtypes=REAL, shape=shapes.broadcast,
                  check=_int_divisor_check("FloorMod"), quiet=True,
-                 grad=lambda g, ans, x, y: (unbroadcast(g, x), unbroadcast(-g * floordiv(x, y), y)))
+                 grad=lambda g, ans, x, y: (unbroadcast(g, x, y), unbroadcast(-g * floordiv(x, y), y, x)))
 
 
 def _select_grad(mask_fn):
     def grad(g, ans, x, y):
         mask = mask_fn(x, y)
         zeros = creation.zeros_like(g)
-        return unbroadcast(array_select.where(mask, g, zeros), x), unbroadcast(array_select.where(mask, zeros, g), y)
+        return (unbroadcast(array_select.where(mask, g, zeros), x, y),
+                unbroadcast(array_select.where(mask, zeros, g), y, x))
     return grad
 
 
@@ -73,7 +74,7 @@ MINIMUM = defop("Minimum", xpfn("minimum"), dtypes=REAL, shape=shapes.broadcast,
                 grad=_select_grad(lambda x, y: less_equal(x, y)))
 def _sqdiff_grad(g, ans, x, y):
     gx = g * cast(2, g.dtype) * _conj(x - y)
-    return unbroadcast(gx, x), unbroadcast(-gx, y)
+    return unbroadcast(gx, x, y), unbroadcast(-gx, y, x)
 
 
 SQDIFF = defop("SquaredDifference", lambda xp, x, y: xp.square(x - y) if x.dtype.kind != "c"
@@ -87,8 +88,8 @@ def _check_pow(x, y):
 
 MULNONAN = defop("MulNoNan", lambda xp, x, y: xp.where(y == 0, xp.zeros_like(x), x * y), dtypes=D.INEXACT,
                  shape=shapes.broadcast, quiet=True,
-                 grad=lambda g, ans, x, y: (unbroadcast(multiply_no_nan(g, y), x),
-                                            unbroadcast(multiply_no_nan(x, g), y)))
+                 grad=lambda g, ans, x, y: (unbroadcast(multiply_no_nan(g, y), x, y),
+                                            unbroadcast(multiply_no_nan(x, g), y, x)))
 
 
 def _pow_grad(g, z, x0, y0):
@@ -102,7 +103,7 @@ def _pow_grad(g, z, x0, y0):
     safe_x = array_select.where(mask, x, creation.ones_like(x))
     log_x = array_select.where(mask, math_unary.log(safe_x), creation.zeros_like(x))
     x, y = x0, y0
-    return unbroadcast(gx, x), unbroadcast(g * z * log_x, y)
+    return unbroadcast(gx, x, y), unbroadcast(g * z * log_x, y, x)
 POW = defop("Pow", xpfn("power"), dtypes=D.FLOATS + (D.int8, D.int16, D.int32, D.int64)
             + D.COMPLEX, shape=shapes.broadcast, check=_check_pow, quiet=True, grad=_pow_grad)
 

@@ -37,7 +37,7 @@ def _xlog1py(xp, x, y):
 
 def _atan2_grad(g, ans, y, x):
     gi = g / (mu.square(y) + mu.square(x))
-    return unbroadcast(x * gi, y), unbroadcast(-y * gi, x)
+    return unbroadcast(x * gi, y, x), unbroadcast(-y * gi, x, y)
 
 
 def _nonzero(x):
@@ -46,15 +46,15 @@ def _nonzero(x):
 
 
 def _xlogy_grad(g, ans, x, y):
-    return unbroadcast(xlogy(_nonzero(x), y) * g, x), unbroadcast(xdivy(x, y) * g, y)
+    return unbroadcast(xlogy(_nonzero(x), y) * g, x, y), unbroadcast(xdivy(x, y) * g, y, x)
 
 
 def _xdivy_grad(g, ans, x, y):
-    return unbroadcast(xdivy(_nonzero(x), y) * g, x), unbroadcast(xdivy(-x, mu.square(y)) * g, y)
+    return unbroadcast(xdivy(_nonzero(x), y) * g, x, y), unbroadcast(xdivy(-x, mu.square(y)) * g, y, x)
 
 
 def _xlog1py_grad(g, ans, x, y):
-    return unbroadcast(xlog1py(_nonzero(x), y) * g, x), unbroadcast(xdivy(x, y + 1) * g, y)
+    return unbroadcast(xlog1py(_nonzero(x), y) * g, x, y), unbroadcast(xdivy(x, y + 1) * g, y, x)
 
 
 ATAN2 = defop("Atan2", xpfn("arctan2"), dtypes=FLT, shape=shapes.broadcast, quiet=True, grad=_atan2_grad)
@@ -109,7 +109,7 @@ def _complex_shape(re, im, **attrs):
 
 
 COMPLEX = defop("Complex", _complex_np, jax_impl=_complex_jax, dtypes=(D.float32, D.float64), shape=_complex_shape,
-                grad=lambda g, ans, re, im: (unbroadcast(mu.real(g), re), unbroadcast(mu.imag(g), im)))
+                grad=lambda g, ans, re, im: (unbroadcast(mu.real(g), re, im), unbroadcast(mu.imag(g), im, re)))
 
 
 @tf_export("dtypes.complex", "complex")

@@ -42,6 +42,7 @@ from tensorlet._src.ops.nn_conv_kernels import (  # noqa: F401  (geometry re-exp
     to_last,
     window_out_dims,
 )
+from tensorlet._src.ops import grad_utils
 from tensorlet._src.ops.registry import bind, defop, tf_export
 from tensorlet._src.ops.shapes import Spec
 
@@ -221,9 +222,10 @@ def _filter_check(op, prefix, nd, depthwise=False):
 # the same window attrs.  The shapes passed as input_sizes/filter_sizes are the static shapes of the inputs.
 
 def _fwd_grad(inp_op, flt_op, g, x, w, attrs):
-    """d conv(x, w) -> (input backprop of g, filter backprop of g)."""
-    return (bind(inp_op, w, g, input_sizes=shape_of(x), **attrs),
-            bind(flt_op, x, g, filter_sizes=shape_of(w), **attrs))
+    """d conv(x, w) -> (input backprop of g, filter backprop of g); a backprop the tape does not want (a model's
+    input image, a frozen filter: ``grad_utils.wanted``) is not computed."""
+    return (bind(inp_op, w, g, input_sizes=shape_of(x), **attrs) if grad_utils.wanted(0) else None,
+            bind(flt_op, x, g, filter_sizes=shape_of(w), **attrs) if grad_utils.wanted(1) else None)
 
 
 def _input_grad(conv_op, flt_op, g, w, dy, attrs):
@@ -274,6 +276,8 @@ DEPTHWISE_FILTER = defop("DepthwiseConv2dNativeBackpropFilter", dw_filter_kernel
                                              "DepthwiseConv2DBackpropFilter: ", 2, depthwise=True),
                          grad=lambda g, ans, x, dy, filter_sizes, **a: _filter_grad(DEPTHWISE, DEPTHWISE_INPUT, g, x,
                                                                                     dy, a))
+SKIPS = (CONV2D, CONV3D, DEPTHWISE)  # forward convolutions: their gradients skip what the tape does not want
+grad_utils.SKIPS_UNWANTED.update(SKIPS)
 
 
 # --- argument normalization (TF's python layer) -------------------------------------------------

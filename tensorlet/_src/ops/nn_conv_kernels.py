@@ -89,15 +89,19 @@ def known(*shapes):
 
 # --- NumPy engine (channels-last: x [N, *S, C], w [*K, C/groups, O]) -------------------------------
 
-def _big(x_shape, dtype, ks, s, d, pads, c, o_ch, groups):
-    """Whether the convolution runs as a compiled XLA kernel (nn_conv_xla) rather than on NumPy."""
+def _big(x_shape, dtype, ks, s, d, pads, c, o_ch, groups, im2col=False):
+    """Whether the convolution runs as a compiled XLA kernel (nn_conv_xla) rather than on NumPy.
+
+    ``im2col``: the NumPy kernel has a one-GEMM path over ``prod(ks) * c`` patch columns (forward, dx).
+    """
     osz = [out_size(n, k, si, di, lo, hi) for n, k, si, di, (lo, hi) in zip(x_shape[1:-1], ks, s, d, pads)]
-    return min(osz, default=1) > 0 and nn_conv_xla.eligible(dtype, x_shape[0] * math.prod(osz), ks, c, o_ch, groups)
+    return min(osz, default=1) > 0 and nn_conv_xla.eligible(dtype, x_shape[0] * math.prod(osz), ks, c, o_ch, groups,
+                                                            im2col)
 
 
 def _np_conv(x, w, s, d, pads, groups):
     nd = len(s)
-    if _big(x.shape, x.dtype, w.shape[:nd], s, d, pads, x.shape[-1], w.shape[-1], groups):
+    if _big(x.shape, x.dtype, w.shape[:nd], s, d, pads, x.shape[-1], w.shape[-1], groups, im2col=True):
         return nn_conv_xla.conv(x, w, s, d, pads)
     x = pad_spatial(np, x, pads)
     ks, cg, o_ch = w.shape[:nd], w.shape[-2], w.shape[-1]
@@ -140,7 +144,7 @@ def _np_conv_input(dy, w, in_sizes, s, d, pads, groups):
         og = o_ch // groups
         return np.concatenate([_np_conv_input(dy[..., g * og:(g + 1) * og], w[..., g * og:(g + 1) * og],
                                               in_sizes, s, d, pads, 1) for g in range(groups)], axis=-1)
-    if _big((dy.shape[0],) + tuple(in_sizes) + (c,), dy.dtype, ks, s, d, pads, c, o_ch, groups):
+    if _big((dy.shape[0],) + tuple(in_sizes) + (c,), dy.dtype, ks, s, d, pads, c, o_ch, groups, im2col=True):
         return nn_conv_xla.conv_input(dy, w, tuple(in_sizes), s, d, pads)
     psz = tuple(n + lo + hi for n, (lo, hi) in zip(in_sizes, pads))
     dxp = np.zeros((dy.shape[0],) + psz + (c,), dy.dtype)
@@ -148,7 +152,7 @@ def _np_conv_input(dy, w, in_sizes, s, d, pads, groups):
     if dy.size and c and 0 not in ks:
         pos = positions(ks, s, d, osz)
         nk = len(pos)
-        if groups == 1 and o_ch < _IM2COL_BELOW:
+        if groups == 1 and min(o_ch, c) < _IM2COL_BELOW:  # one GEMM into patch columns, then col2im
             cols = (dy.reshape(-1, osz[-1], o_ch) @ w.reshape(nk * c, o_ch).T).reshape(dy.shape[:-1] + (nk, c))
             for i, sl in enumerate(pos):
                 dxp[sl] += cols[..., i, :]

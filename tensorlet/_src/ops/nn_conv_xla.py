@@ -5,10 +5,14 @@ A convolution big enough that XLA's multi-threaded kernels beat NumPy's per-posi
 geometry and shape, called with NumPy arrays; the result comes back as a NumPy view of XLA's buffer (zero-copy
 on CPU).  Smaller ones keep the NumPy kernels' microsecond path, and nothing here imports jax until the first
 large convolution.  Arrays are channels-last (``x [N, *S, C]``, ``w [*K, C, O]``); ``pads`` is one
-``(before, after)`` pair per spatial dim, as the NumPy engine uses them.
+``(before, after)`` pair per spatial dim, as the NumPy engine uses them.  The forward and dx with fewer than
+``IM2COL_BELOW`` input channels stay on NumPy's im2col GEMM (col2im for dx) while the patch matrix is
+small (see ``eligible``): XLA:CPU's kernels are 3-4x slower there.
 
 The filter gradient is one GEMM per kernel position over the strided input window (``x_k^T @ dy``), which
-XLA:CPU runs several times faster than the transposed convolution ``jax.linear_transpose`` produces.
+XLA:CPU runs several times faster than the transposed convolution ``jax.linear_transpose`` produces; with few
+input channels it is instead one convolution of x with dy as the kernel (``_filter_by_conv``), ~2x faster there.
+Both choices were measured on the seed CNN (benchmarks/bench_eager_cnn.py).
 """
 
 from __future__ import annotations
@@ -20,13 +24,23 @@ import numpy as np
 from tensorlet._src.framework import jax_runtime
 
 MIN_MACS = 1_000_000  # below this NumPy's kernels (no dispatch, no copy-in) win
+FILTER_CONV_BELOW = 8  # input channels under which dw runs as one convolution (see conv_filter)
+IM2COL_BELOW = 8  # input channels under which forward and dx stay on NumPy's im2col GEMM ...
+IM2COL_MAX = 1 << 22  # ... while its patch matrix has at most this many elements
 _TYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _SPECS = {1: "W", 2: "HW", 3: "DHW"}
 _fns: dict = {}
 
 
-def eligible(x_dtype, out_positions, ks, c, o, groups) -> bool:
-    """Whether a convolution of this size runs compiled (``out_positions`` = N * prod(output spatial))."""
+def eligible(x_dtype, out_positions, ks, c, o, groups, im2col=False) -> bool:
+    """Whether a convolution of this size runs compiled (``out_positions`` = N * prod(output spatial)).
+
+    ``im2col`` (the forward and dx): with few input channels and a moderate patch matrix they stay on NumPy, one
+    GEMM with ``prod(ks) * c`` patch columns (then col2im for dx), 3-4x faster than XLA:CPU's convolution and
+    transposed convolution there (the seed CNN's 1-channel first layer).
+    """
+    if im2col and c < IM2COL_BELOW and out_positions * math.prod(ks) * c <= IM2COL_MAX:
+        return False
     return groups == 1 and x_dtype in _TYPES and out_positions * math.prod(ks) * c * o >= MIN_MACS
 
 
@@ -66,12 +80,33 @@ def conv_input(dy, w, in_sizes, s, d, pads):
     return np.asarray(f(dy, w))
 
 
+def _filter_by_conv(lax, a, g, ks, s, d, pads):
+    """dw as one convolution of x (channels as the batch, batch as the features) with dy as the kernel.
+
+    dw[k, c, o] = sum_{n, p} xpad[n, p*s + k*d, c] dy[n, p, o]: window stride ``d``, kernel dilation ``s``; the
+    output is at least ``ks`` long per dim and is cut to it.
+    """
+    sp = _SPECS[len(s)]
+    out = lax.conv_general_dilated(a, g, d, pads, rhs_dilation=s, dimension_numbers=("C" + sp + "N", "I" + sp + "O",
+                                                                                     "N" + sp + "C"))
+    out = out[(slice(None),) + tuple(slice(0, k) for k in ks)]  # [C, *ks, O]
+    return out.transpose(tuple(range(1, len(s) + 1)) + (0, len(s) + 1))
+
+
 def conv_filter(x, dy, ks, s, d, pads):
-    """dw of the convolution: for each kernel position, (strided window of x)^T @ dy, batch and space summed."""
+    """dw of the convolution.
+
+    Few input channels (< ``FILTER_CONV_BELOW``): one convolution (``_filter_by_conv``), ~2x faster there (the
+    seed CNN's first layer).  Otherwise one GEMM per kernel position over the strided input window
+    (``x_k^T @ dy``), batch and space summed.
+    """
     nd = len(s)
+    by_conv = x.shape[-1] < FILTER_CONV_BELOW
 
     def build(jax, lax):
         def f(a, g):
+            if by_conv:
+                return _filter_by_conv(lax, a, g, ks, s, d, pads)
             a = lax.pad(a, np.zeros((), a.dtype), ((0, 0, 0),) + tuple((lo, hi, 0) for lo, hi in pads) + ((0, 0, 0),))
             osz, c, o = g.shape[1:-1], a.shape[-1], g.shape[-1]
             g2 = g.reshape(-1, o)
@@ -85,5 +120,5 @@ def conv_filter(x, dy, ks, s, d, pads):
             return lax.concatenate([p[None] for p in parts], 0).reshape(tuple(ks) + (c, o))
         return f
 
-    f = _compiled("filter", (tuple(ks), s, d, pads, nd), build)
+    f = _compiled("filter", (tuple(ks), s, d, pads, nd, by_conv), build)
     return np.asarray(f(x, dy))

@@ -11,6 +11,8 @@ broadcast-back rule the gradients share.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from tensorlet._src.framework import dtypes as _dt
@@ -54,12 +56,19 @@ def _int_list(op_name, axis):
 def norm_axes(op_name: str, rank: int, axis):
     """``axis`` (None, int, list, tensor) as a sorted-free tuple of non-negative ints, or None for all.
 
-    Raises TF's InvalidArgumentError for an axis outside [-rank, rank) or a duplicate axis.
+    Raises TF's InvalidArgumentError for an axis outside [-rank, rank) or a duplicate axis.  With ``rank`` None (a
+    traced input of unknown rank) the axes are kept as given, negative ones included.
     """
     if axis is None:
         return None
     out = []
     for a in _int_list(op_name, axis):
+        if rank is None:  # traced with an unknown rank: axes stay as given, the kernels see the real rank
+            if a in out:
+                raise errors.invalid_argument(
+                    op_name, f"Invalid reduction arguments: Axes contains duplicate dimension: {a}")
+            out.append(a)
+            continue
         if not -rank <= a < rank:
             raise errors.invalid_argument(op_name, f"Invalid reduction dimension ({a} for input with {rank} "
                                                    "dimension(s)")
@@ -98,17 +107,34 @@ def _kept_shape(x, axis):
     return tuple(1 if i in axis else d for i, d in enumerate(shp))
 
 
+def _reduced_mask(x, shp, axis):
+    """A bool vector over ``x``'s dims at run time (``shp = shape(x)``), true on the reduced ones; with an unknown
+    rank, ``axis`` (as given, negative ones included) is resolved against ``size(shp)``."""
+    if x.shape.rank is not None:
+        mask = np.zeros(x.shape.rank, bool)
+        mask[list(axis)] = True
+        return constant(mask)
+    axes = math_binary.floormod(constant(np.array(axis, np.int32)), array_shape.size(shp, out_type=_dt.int32))
+    dims = scan_sort.cumsum(creation.ones_like(shp), exclusive=True)  # 0, 1, ...: no tf.range, XLA lowers it
+    return reduce_any(math_binary.equal(array_shape.reshape(dims, [-1, 1]), array_shape.reshape(axes, [1, -1])),
+                      axis=1)
+
+
+def _kept(x, axis):
+    """The ``keepdims=True`` output shape: a tuple for a static shape, else a shape tensor computed at run time
+    (unknown dims, or an unknown rank with ``axis`` as given)."""
+    if x.__class__ is EagerTensor or x.shape.is_fully_defined():
+        return _kept_shape(x, axis)
+    shp = array_shape.shape(x)
+    if axis is None:
+        return creation.ones_like(shp)
+    return array_select.where(_reduced_mask(x, shp, axis), creation.ones_like(shp), shp)
+
+
 def _expand(g, x, axis):
     """The reduction's upstream gradient ``g`` broadcast back to ``x``'s shape."""
     if x.__class__ is not EagerTensor and not x.shape.is_fully_defined():  # traced with run-time dims
-        shp = array_shape.shape(x)
-        if axis is None:
-            kept = creation.ones_like(shp)
-        else:
-            mask = np.zeros(x.shape.rank, bool)
-            mask[list(axis)] = True
-            kept = array_select.where(constant(mask), creation.ones_like(shp), shp)
-        return array_shape.broadcast_to(array_shape.reshape(g, kept), shp)
+        return array_shape.broadcast_to(array_shape.reshape(g, _kept(x, axis)), array_shape.shape(x))
     if axis is None and g.ndim == 0:  # a full reduction: the scalar broadcasts as it is
         return array_shape.broadcast_to(g, x._v.shape if x.__class__ is EagerTensor else tuple(x.shape))
     return array_shape.broadcast_to(array_shape.reshape(g, _kept_shape(x, axis)), tuple(x.shape))
@@ -123,11 +149,32 @@ def _reduce(op, input_tensor, axis, keepdims):
 
 # --- Sum --------------------------------------------------------------------------------------
 
+_BLAS_SUM_MIN = 1 << 14  # rows from which a leading-axes float sum runs as one BLAS vector-matrix product
+
+
+def _leading_sum(x, axis, keepdims):
+    """A float sum over leading axes (a bias gradient: [N, H, W, C] over N, H, W) as ``ones @ x`` -- BLAS runs it
+    10-20x faster than ``np.add.reduce`` over non-contiguous axes, with blocked accumulation at least as accurate;
+    None where it does not apply."""
+    if axis is None or not axis or x.dtype.kind != "f" or not x.flags.c_contiguous or axis != tuple(range(len(axis))):
+        return None
+    k = len(axis)
+    m = math.prod(x.shape[:k])
+    if m < _BLAS_SUM_MIN or k == x.ndim:
+        return None
+    out = np.ones(m, x.dtype) @ x.reshape(m, -1)
+    return out.reshape((1,) * k + x.shape[k:] if keepdims else x.shape[k:])
+
+
 def _sum_kernel(xp, x, axis=None, keepdims=False):
     d = x.dtype
     if _dt.is_low_float_np(d):
         return xp.sum(x, axis=axis, dtype=np.float32, keepdims=keepdims).astype(d)
     if xp is np:  # the ufunc method directly: np.sum's Python wrapper costs about a microsecond
+        if axis and x.size >= _BLAS_SUM_MIN:
+            r = _leading_sum(x, axis, keepdims)
+            if r is not None:
+                return r
         return np.add.reduce(x, axis=axis, dtype=d, keepdims=keepdims)
     return xp.sum(x, axis=axis, dtype=d, keepdims=keepdims)
 
@@ -166,7 +213,9 @@ def _mean_kernel(xp, x, axis=None, keepdims=False):
 def _mean_grad(g, ans, x, axis=None, keepdims=False):
     if x.__class__ is not EagerTensor and not x.shape.is_fully_defined():  # traced with run-time dims
         shp = array_shape.shape(x)
-        n = reduce_prod(shp if axis is None else gather_scatter.gather(shp, list(axis)))
+        if axis is not None:
+            shp = array_select.where(_reduced_mask(x, shp, axis), shp, creation.ones_like(shp))
+        n = reduce_prod(shp)
         return _expand(g / math_binary.cast(math_binary.maximum(n, 1), g.dtype), x, axis)
     return _expand(g / max(_count(tuple(x.shape), axis), 1), x, axis)
 
@@ -200,7 +249,7 @@ def _extreme(fname, lowest):
 
 def _extreme_grad(g, ans, x, axis=None, keepdims=False):
     """TF's rule for max/min: the gradient is split evenly among the elements equal to the result."""
-    kept = _kept_shape(x, axis)
+    kept = _kept(x, axis)
     hits = math_binary.cast(math_binary.equal(array_shape.reshape(ans, kept), x), g.dtype)
     count = reduce_sum(hits, axis=axis, keepdims=True)
     return hits / count * array_shape.reshape(g, kept)
@@ -329,7 +378,7 @@ def _euclid_kernel(xp, x, axis=None, keepdims=False):
 
 def _euclid_grad(g, ans, x, axis=None, keepdims=False):
     """x * (g / norm): NaN where the norm is 0, as TF's x / (norm / g); no g in a denominator (finite JVPs)."""
-    kept = _kept_shape(x, axis)
+    kept = _kept(x, axis)
     return x * (array_shape.reshape(g, kept) / array_shape.reshape(ans, kept))
 
 
@@ -487,7 +536,6 @@ from tensorlet._src.ops import (  # noqa: E402
     array_select,
     array_shape,
     creation,
-    gather_scatter,
     math_binary,
     math_unary,
     scan_sort,

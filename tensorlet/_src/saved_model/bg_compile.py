@@ -190,11 +190,18 @@ class LoadedConcreteFunction(ConcreteFunction):
         written = [spec(v) for v in compiled.written]
         others = [spec(v) for v in compiled._others]
         args = [jax.ShapeDtypeStruct(s, d) for s, d in specs]
-        # the same call signature as Compiled's own calls, so jax's dispatch cache holds the executable
-        compiled.jitted.lower(written, others, args, compiled.big).compile()
+        # the same call signature as Compiled's own calls, so jax's dispatch cache holds the executable.  A graph
+        # that writes variables has two jitted functions (``jitted`` donates, for the main thread; ``_kept`` does
+        # not, for every other thread: a server's request threads): both are compiled here, so no request thread
+        # compiles one itself (several at once, on the first calls after the switch) while others run it
+        fns = [compiled.jitted] + ([compiled._kept] if compiled._kept is not compiled.jitted else [])
+        for fn in fns:
+            fn.lower(written, others, args, compiled.big).compile()
         if not _calls_python(self.graph):
             # XLA sets an executable up on its first run (tens of milliseconds): done here, on zeros (the function
-            # is pure: its results and the new variable values are dropped)
-            zeros = [[np.zeros(x.shape, x.dtype) for x in group] for group in (written, others, args)]
-            jax.block_until_ready(compiled.jitted(*zeros, compiled.big))
+            # is pure: its results and the new variable values are dropped; fresh zeros for each run, since
+            # ``jitted`` donates the first group's buffers)
+            for fn in fns:
+                zeros = [[np.zeros(x.shape, x.dtype) for x in group] for group in (written, others, args)]
+                jax.block_until_ready(fn(*zeros, compiled.big))
         return compiled

@@ -11,6 +11,7 @@ finish, then unload the models.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import logging
 import os
 import signal
@@ -237,6 +238,10 @@ def _warm(service, servable, kind, request):
 
 def main(args) -> int:
     require_serving_deps()
+    # a fatal signal (a native crash in a model call) dumps every thread's Python stack to stderr before the
+    # process dies, so a crash in the field says which request path and which call it was in
+    if not faulthandler.is_enabled():
+        faulthandler.enable(file=sys.stderr, all_threads=True)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # request threads are CPU-bound Python between model calls: hand the GIL over sooner than the 5 ms default so
     # the event loop (REST) keeps answering while they parse and format (cuts the REST latency tail under load)

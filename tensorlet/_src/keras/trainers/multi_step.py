@@ -210,6 +210,18 @@ def run_group(group_fn, single_fn, batches, n):
 
 
 def _signature(batch):
+    if batch.__class__ is tuple:  # the common batch, a flat tuple of eager tensors: their arrays' shapes and dtypes
+        sig = []
+        for t in batch:
+            if t.__class__ is EagerTensor:
+                v = t._v
+                sig.append((v.shape, v.dtype))
+            elif t is None:
+                sig.append(None)
+            else:
+                break
+        else:
+            return tuple(sig)
     return tuple(None if t is None else (tuple(t.shape), t.dtype) for t in nest.flatten(batch))
 
 

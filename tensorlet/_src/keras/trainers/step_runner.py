@@ -77,11 +77,16 @@ class StepRunner:
                 run = self._fast[q].get(tuple(key))
                 if run is not None:
                     return run(data)
-        flat = nest.flatten(data)
-        if all(x.__class__ is EagerTensor or x is None for x in flat):
-            key = (_structure_key(data), tuple(None if x is None else (x._v.dtype, x._v.shape) for x in flat))
-        else:  # composite or symbolic leaves: the structured call, keyed as tf.function would
-            key = ("structured", _signature(data))
+        flat, sig = [], []
+        skey = _tuple_key(data, flat, sig) if data.__class__ is tuple else False
+        if skey is not False:  # nested tuples of eager tensors (a steps_per_execution group): one walk
+            key = (skey, tuple(sig))
+        else:
+            flat = nest.flatten(data)
+            if all(x.__class__ is EagerTensor or x is None for x in flat):
+                key = (_structure_key(data), tuple(None if x is None else (x._v.dtype, x._v.shape) for x in flat))
+            else:  # composite or symbolic leaves: the structured call, keyed as tf.function would
+                key = ("structured", _signature(data))
         run = self._by_key[q].get(key)
         if run is not None:
             return run(data, flat)
@@ -221,6 +226,29 @@ def _batch_dim(flat):
         if x is not None and x._v.ndim:
             return x._v.shape[0]
     return None
+
+
+def _tuple_key(x, flat, sig):
+    """``_structure_key`` of nested plain tuples whose leaves are eager tensors or ``None``, appending the leaves
+    (``nest.flatten``'s order) to ``flat`` and their ``(dtype, shape)`` to ``sig``; ``False`` for anything else."""
+    if x.__class__ is tuple:
+        parts = []
+        for v in x:
+            k = _tuple_key(v, flat, sig)
+            if k is False:
+                return False
+            parts.append(k)
+        return (tuple, tuple(parts))
+    if x.__class__ is EagerTensor:
+        flat.append(x)
+        v = x._v
+        sig.append((v.dtype, v.shape))
+        return 0
+    if x is None:
+        flat.append(None)
+        sig.append(None)
+        return None
+    return False
 
 
 def _structure_key(x):
