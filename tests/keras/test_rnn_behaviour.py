@@ -167,8 +167,11 @@ def test_weight_shapes_paths_and_initial_values():
     stacked = RNN([LSTMCell(3), GRUCell(2)])
     stacked(X)
     assert [tuple(w.shape) for w in stacked.weights] == [(3, 12), (3, 12), (12,), (3, 6), (2, 6), (2, 6)]
-    assert [w.path for w in stacked.weights][2:4] == [f"{stacked.name}/{stacked.cell.name}/lstm_cell/bias",
-                                                      f"{stacked.name}/{stacked.cell.name}/gru_cell/kernel"]
+    # the cells' auto names count up per process (lstm_cell, lstm_cell_1, ...), as in Keras
+    lstm_cell, gru_cell = (c.name for c in stacked.cell.cells)
+    assert lstm_cell.startswith("lstm_cell") and gru_cell.startswith("gru_cell")
+    assert [w.path for w in stacked.weights][2:4] == [f"{stacked.name}/{stacked.cell.name}/{lstm_cell}/bias",
+                                                      f"{stacked.name}/{stacked.cell.name}/{gru_cell}/kernel"]
     td = TimeDistributed(Dense(2, name="d"), name="td")
     td(X)
     assert [w.path for w in td.weights] == ["td/d/kernel", "td/d/bias"]
