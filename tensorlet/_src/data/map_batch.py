@@ -67,17 +67,7 @@ def _fused(bds, mds, vec, ictx, workers):
                 return True, res
         if stacked:
             group = list(zip(*group))
-        out = []
-        for leaves in group:
-            try:
-                if serial is None:
-                    out.append((True, fn(leaves)))
-                else:
-                    with serial:
-                        out.append((True, fn(leaves)))
-            except Exception as e:  # noqa: BLE001 - raised (or skipped) at its element, in order
-                out.append((False, e))
-        return False, out
+        return False, vectorize.each(fn, group, serial)
 
     plan = mds._input._index_plan()  # from_tensor_slices (+ shuffle/take/skip/...): gather each group at once
 

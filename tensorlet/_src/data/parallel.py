@@ -217,16 +217,7 @@ class ParallelMapDataset(_MapDataset):
                 if res is not None:
                     return [(True, leaves) for leaves in unstack(res, len(chunk))]
             t0 = time.perf_counter()
-            out = []
-            for leaves in chunk:
-                try:
-                    if serial is None:
-                        out.append((True, fn(leaves)))
-                    else:
-                        with serial:
-                            out.append((True, fn(leaves)))
-                except Exception as e:  # noqa: BLE001 - raised (or skipped) in order by the consumer
-                    out.append((False, e))
+            out = _vectorize.each(fn, chunk, serial)
             timing[0] += time.perf_counter() - t0
             timing[1] += len(chunk)
             return out

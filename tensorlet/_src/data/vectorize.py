@@ -26,7 +26,7 @@ import numpy as np
 from tensorlet._src.data.structure import TensorSpec
 from tensorlet._src.framework import dtypes as _dt
 
-__all__ = ["vectorized", "map_and_batch_enabled", "rewrites_enabled", "Vectorized", "MIN_ELEMENTS"]
+__all__ = ["vectorized", "map_and_batch_enabled", "rewrites_enabled", "Vectorized", "MIN_ELEMENTS", "each"]
 
 # TENSORLET_DATA_VECTORIZE=0 turns the vectorized forms off (every call per element).
 ENABLED = os.environ.get("TENSORLET_DATA_VECTORIZE", "1") == "1"
@@ -249,3 +249,20 @@ class Vectorized:
 def unstack(outs, n):
     """Per-element flat leaves of stacked outputs (views; 0-d results stay arrays)."""
     return [tuple(a[k, ...] for a in outs) for k in range(n)]
+
+
+def each(fn, elements, serial=None) -> list:
+    """The element-by-element form: ``fn`` on each element in order (under the lock ``serial`` when given: a
+    stateful function), as ``(True, result)`` or ``(False, exception)``, for the caller to raise (or skip) at its
+    element, in order."""
+    out = []
+    for leaves in elements:
+        try:
+            if serial is None:
+                out.append((True, fn(leaves)))
+            else:
+                with serial:
+                    out.append((True, fn(leaves)))
+        except Exception as e:  # noqa: BLE001 - handed to the caller with its element
+            out.append((False, e))
+    return out

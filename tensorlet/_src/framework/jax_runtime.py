@@ -20,9 +20,9 @@ from tensorlet._src.framework import device
 
 _loaded = None
 _lock = threading.Lock()
-_JAX_LOG_LEVEL = None  # the TF_CPP_MIN_LOG_LEVEL jax's import set (``os.environ.setdefault``) when the user set none
-# jax may also be imported by other code (before tensorlet, or directly): what the variable held when tensorlet
-# was imported, and whether jax was already there
+# jax's import sets TF_CPP_MIN_LOG_LEVEL to "1" when unset (``os.environ.setdefault``), whoever imports it (this
+# module, other code, before or after tensorlet): what the variable held when tensorlet was imported, and whether
+# jax was already there
 _LOG_LEVEL_AT_IMPORT = os.environ.get("TF_CPP_MIN_LOG_LEVEL")
 _JAX_BEFORE = "jax" in sys.modules
 
@@ -39,12 +39,8 @@ def load():
 
 
 def _import():
-    global _JAX_LOG_LEVEL
-    user_set = "TF_CPP_MIN_LOG_LEVEL" in os.environ
     with _private_numpy_random():
         jax_mod = importlib.import_module("jax")
-    if not user_set:  # jax sets it (to quiet XLA's C++ logs, which read it later): left for them, noted for us
-        _JAX_LOG_LEVEL = os.environ.get("TF_CPP_MIN_LOG_LEVEL")
     jax_mod.config.update("jax_enable_x64", True)
     n_cpu = device.num_cpu_devices()
     if n_cpu > 1:
@@ -61,10 +57,8 @@ def _import():
 def user_min_log_level() -> str:
     """``TF_CPP_MIN_LOG_LEVEL`` as the user set it ("0" when only jax's import set it)."""
     v = os.environ.get("TF_CPP_MIN_LOG_LEVEL", "0")
-    if _JAX_LOG_LEVEL is not None:
-        return "0" if v == _JAX_LOG_LEVEL else v
     if v == "1" and "jax" in sys.modules and (_LOG_LEVEL_AT_IMPORT is None or _JAX_BEFORE):
-        return "0"  # jax's own default (set on its import, by whichever code imported it)
+        return "0"  # jax's default, left in the environment for XLA's C++ logs, which read it later
     return v
 
 

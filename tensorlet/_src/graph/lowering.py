@@ -135,7 +135,9 @@ def build_fn(graph: Graph):
             except registry._KERNEL_ERRORS as e:  # (while tracing) inputs the op rejects at these shapes
                 if op is None or type(e).__module__.startswith("jax"):  # jax's tracer errors: callers fall back
                     raise
-                raise registry.translate(op, [_traced(env[i]) for i in ins], attrs, e) from None
+                from tensorlet._src.graph.executor import _eager  # the inputs as translate describes them
+
+                raise registry.translate(op, [_eager(env[i]) for i in ins], attrs, e) from None
             if multi:
                 for s, v in zip(outs, r):
                     env[s] = v
@@ -144,15 +146,6 @@ def build_fn(graph: Graph):
         return [_as_array(env[s]) for s in out_slots], [_as_array(env[s]) for s in write_slots]
 
     return f, [np.asarray(v) for _, v in big]
-
-
-def _traced(v):
-    """A traced value as the EagerTensor-like input ``registry.translate`` describes (shape and dtype)."""
-    from tensorlet._src.framework.tensor import EagerTensor
-
-    r = object.__new__(EagerTensor)
-    r._v = v
-    return r
 
 
 def _host_callback(graph, sink, host):

@@ -13,11 +13,6 @@ import numpy as np
 
 # --- norms (tensorlet's fused Norm op: the gradient of TF's composite for each ord) ----------------------
 
-def _kept(x, axis):
-    """``x``'s shape with the reduced axes as 1 (a keepdims result's shape; a shape tensor for run-time dims)."""
-    return reduce._kept(x, axis)
-
-
 def _abs_grad(ga, x):
     """TF's Abs/ComplexAbs gradient: ``ga * sign(x)``; ``ga * x / |x|`` (0 at 0) for complex."""
     if x.dtype.is_complex:
@@ -50,7 +45,7 @@ def norm_grad(g, ans, x, order="euclidean", axis=None, keepdims=False):
     is_matrix = axis is not None and len(axis) == 2
     if order == 2 and is_matrix:
         return _matrix2_norm_grad(g, x, axis, keepdims)
-    kept = _kept(x, axis)
+    kept = reduce._kept(x, axis)  # the keepdims shape (a shape tensor for run-time dims)
     gk = array_shape.reshape(g, kept)
     rk = array_shape.reshape(ans, kept)
     if order in ("euclidean", "fro"):  # sqrt(sum(x * conj(x))): Re(g) x / norm

@@ -155,8 +155,8 @@ _BLAS_SUM_MIN = 1 << 14  # rows from which a leading-axes float sum runs as one 
 def _leading_sum(x, axis, keepdims):
     """A float sum over leading axes (a bias gradient: [N, H, W, C] over N, H, W) as ``ones @ x`` -- BLAS runs it
     10-20x faster than ``np.add.reduce`` over non-contiguous axes, with blocked accumulation at least as accurate;
-    None where it does not apply."""
-    if axis is None or not axis or x.dtype.kind != "f" or not x.flags.c_contiguous or axis != tuple(range(len(axis))):
+    None where it does not apply (``axis`` a non-empty tuple)."""
+    if x.dtype.kind != "f" or not x.flags.c_contiguous or axis != tuple(range(len(axis))):
         return None
     k = len(axis)
     m = math.prod(x.shape[:k])
