@@ -16,11 +16,14 @@ the median over rounds of each round's per-step time, and the ratios.  Targets (
 TensorFlow eager and <= PyTorch eager.
 
     python benchmarks/bench_eager_cnn.py [--rounds 7] [--steps 20] [--json out.json] [--torch-threads 1]
-        [--all-xla-conv] [--numpy-conv]
+        [--all-xla-conv] [--numpy-conv] [--static-conv]
 
 On a loaded machine PyTorch's default threads (one per core, spinning OpenMP workers) slow it 10-30x; there
 ``--torch-threads 1`` gives its fair figure.  ``--all-xla-conv`` adds tensorlet without the few-input-channel
-kernel choices of nn_conv_xla (the 'before' of issue 19's second round).
+kernel choices of nn_conv_xla (the 'before' of issue 19's second round); ``--static-conv`` adds tensorlet with
+the convolution autotuner off (``TENSORLET_CONV_AUTOTUNE=0``: the static rule only).  The extra variants run
+without the autotuner.  After the rounds the tensorlet worker prints what the autotuner chose per convolution key
+(the static rule's choice, the winner, each candidate's best time).
 """
 
 from __future__ import annotations
@@ -139,6 +142,8 @@ def _torch_worker(kind):
 
 def worker(lib, kind):
     if lib.startswith("tensorlet"):
+        if lib != "tensorlet":
+            os.environ["TENSORLET_CONV_AUTOTUNE"] = "0"
         sys.path.insert(0, ROOT)
         import tensorlet as tf
 
@@ -161,12 +166,36 @@ def worker(lib, kind):
             torch.set_num_threads(int(os.environ["BENCH_TORCH_THREADS"]))
         run = _torch_worker(kind)
     run(3)  # warm-up: first-call compilation and allocation
+    warm = [0, 0.0]
+    if lib == "tensorlet":  # and until the conv autotuner has committed every key (steady state is measured)
+        from tensorlet._src.ops import nn_conv_autotune
+
+        t = time.perf_counter()
+        while warm[0] < 10 or warm[0] < 1000 and any(w is None for w, _ in nn_conv_autotune.TUNER.report().values()):
+            run(10)
+            warm[0] += 10
+        warm[1] = time.perf_counter() - t
     print("ready", flush=True)
     for line in sys.stdin:
+        if line.strip() == "report":
+            from tensorlet._src.ops import nn_conv_autotune
+
+            calls, extra = nn_conv_autotune.TUNER.trial_cost()
+            print(json.dumps({"steps": warm[0], "seconds": warm[1], "trial_calls": calls, "trial_extra_s": extra,
+                              "keys": _autotune_report()}), flush=True)
+            continue
         n = int(line)
         t = time.perf_counter()
         run(n)
         print((time.perf_counter() - t) / n, flush=True)
+
+
+def _autotune_report():
+    """[(kind, shapes, static choice, winner, {candidate: best ms})] from the tensorlet worker's autotuner."""
+    from tensorlet._src.ops import nn_conv_autotune
+
+    return [(key[0], [list(key[2]), list(key[3])], key[1], winner, {n: round(t * 1e3, 3) for n, t in ts.items()})
+            for key, (winner, ts) in nn_conv_autotune.TUNER.report().items()]
 
 
 class Peer:
@@ -183,6 +212,11 @@ class Peer:
         self.p.stdin.flush()
         return float(self.p.stdout.readline())
 
+    def report(self):
+        self.p.stdin.write("report\n")
+        self.p.stdin.flush()
+        return json.loads(self.p.stdout.readline())
+
     def close(self):
         self.p.stdin.close()
         self.p.wait()
@@ -198,6 +232,8 @@ def main():
     ap.add_argument("--numpy-conv", action="store_true", help="also run tensorlet with NumPy-only convolutions")
     ap.add_argument("--all-xla-conv", action="store_true",
                     help="also run tensorlet with every big convolution on XLA (no few-channel NumPy/conv choices)")
+    ap.add_argument("--static-conv", action="store_true",
+                    help="also run tensorlet with the convolution autotuner off (TENSORLET_CONV_AUTOTUNE=0)")
     ap.add_argument("--torch-threads", type=int, help="torch.set_num_threads (its OpenMP threads spin badly on a "
                     "loaded machine: 1 is the fair figure there)")
     ap.add_argument("--json")
@@ -206,13 +242,15 @@ def main():
         return worker(*args.worker)
     import importlib.util
 
-    results = {}
+    results, chosen = {}, {}
     for kind in args.kinds.split(","):
         peers = [Peer(sys.executable, "tensorlet", kind)]
         if args.numpy_conv:
             peers.append(Peer(sys.executable, "tensorlet-numpy", kind))
         if args.all_xla_conv:
             peers.append(Peer(sys.executable, "tensorlet-allxla", kind))
+        if args.static_conv:
+            peers.append(Peer(sys.executable, "tensorlet-static", kind))
         if args.torch_threads:
             os.environ["BENCH_TORCH_THREADS"] = str(args.torch_threads)
         if os.path.exists(args.tf_python):
@@ -224,6 +262,7 @@ def main():
             order = peers if r % 2 == 0 else peers[::-1]
             for p in order:
                 times[p.lib].append(p.run(args.steps))
+        tuned = peers[0].report()
         for p in peers:
             p.close()
         med = {lib: statistics.median(ts) * 1e3 for lib, ts in times.items()}
@@ -236,10 +275,18 @@ def main():
                 ratio = med["tensorlet"] / med[lib]
                 print(f"  tensorlet / {lib}: {ratio:.2f}x (target <= {target}) -> "
                       f"{'met' if ratio <= target else 'NOT met'}")
+        per = tuned["seconds"] / tuned["steps"] * 1e3
+        print(f"  conv autotune: committed after {tuned['steps'] + 3} steps ({per:.2f} ms/step meanwhile); "
+              f"{tuned['trial_calls']} trial calls cost {tuned['trial_extra_s'] * 1e3:.0f} ms beyond the winners")
+        print("  per key (kind, x/dy shapes, static rule -> winner: best ms per candidate):")
+        for op, shapes, static_choice, winner, ms in tuned["keys"]:
+            print(f"    {op:<4}{' '.join(map(str, shapes)):<40}{static_choice} -> {winner or '(trialling)'}: {ms}")
+        chosen[kind] = tuned
     if args.json:
         tmp = args.json + ".tmp"
         with open(tmp, "w") as f:
-            json.dump({"ms_per_step": results, "rounds": args.rounds, "steps": args.steps}, f, indent=1)
+            json.dump({"ms_per_step": results, "conv_autotune": chosen, "rounds": args.rounds, "steps": args.steps}, f,
+                      indent=1)
         os.replace(tmp, args.json)
 
 

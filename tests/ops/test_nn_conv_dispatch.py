@@ -1,4 +1,5 @@
-"""The eager convolution's kernel choices (nn_conv_xla.eligible / conv_filter) against sliding-window references.
+"""The eager convolution's static kernel choices (nn_conv_xla.eligible / conv_filter; the autotuner, which may
+override them, is off here) against sliding-window references.
 
 Few input channels: the forward and dx stay on NumPy's im2col GEMM (col2im for dx; while the patch matrix is
 small) and the filter gradient runs as one convolution with dy as the kernel (``_filter_by_conv``).  They are
@@ -11,8 +12,14 @@ import pytest
 from numpy.lib.stride_tricks import sliding_window_view
 
 import tensorlet as tf
+from tensorlet._src.ops import nn_conv_autotune as A
 from tensorlet._src.ops import nn_conv_kernels as K
 from tensorlet._src.ops import nn_conv_xla as X
+
+
+@pytest.fixture(autouse=True)
+def static_rule(monkeypatch):
+    monkeypatch.setattr(A.TUNER, "enabled", False)
 
 # (x shape channels-last, kernel sizes, out channels, strides, dilations, pads): input channels < 8 throughout
 GEOMS = [

@@ -166,6 +166,8 @@ class Server:
                 except OSError:
                     pass
                 if time.monotonic() > deadline:
+                    self.proc.kill()  # (no server left behind by a failed start)
+                    self.proc.wait(30)
                     raise RuntimeError(f"model {name} not available in {timeout}s:\n{self.log()}")
                 time.sleep(0.1)
 

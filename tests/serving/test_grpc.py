@@ -139,7 +139,8 @@ def test_metadata_and_status(stubs):
     any_ = resp.metadata["signature_def"]
     assert any_.type_url == "type.googleapis.com/tensorflow.serving.SignatureDefMap"
     sdm = protos.SignatureDefMap.FromString(any_.value)
-    assert set(sdm.signature_def) == {"serving_default", "double"}
+    # the SavedModel's own SignatureDefs, its init op's entry included (as TF Serving returns them)
+    assert set(sdm.signature_def) == {"serving_default", "double", "__saved_model_init_op"}
     assert sdm.signature_def["serving_default"].inputs["x"].dtype == 1
 
     req = protos.GetModelStatusRequest()

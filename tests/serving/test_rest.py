@@ -120,7 +120,7 @@ def test_metadata_is_signature_defs(server):
     assert status == 200
     assert body["model_spec"] == {"name": "mlp", "signature_name": "", "version": "1"}
     sigs = body["metadata"]["signature_def"]["signature_def"]
-    assert set(sigs) == {"serving_default", "double"}
+    assert set(sigs) == {"serving_default", "double", "__saved_model_init_op"}  # the file's own SignatureDefs
     sd = sigs["serving_default"]
     assert sd["method_name"] == "tensorflow/serving/predict"
     assert sd["inputs"]["x"]["dtype"] == "DT_FLOAT"

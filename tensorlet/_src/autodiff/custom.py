@@ -48,6 +48,17 @@ def _accepts_variables(fn) -> bool:
     return "variables" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
+def _fresh(t):
+    """A new tensor with ``t``'s value: eagerly a new handle on the same array; while tracing, an (unrecorded)
+    identity op, since a graph tensor has no array to rewrap."""
+    if hasattr(t, "_v"):
+        return _wrap(t._v)
+    from tensorlet._src.ops.array_identity import identity
+
+    with _Paused():
+        return identity(t)
+
+
 @tf_export("custom_gradient")
 def custom_gradient(f=None):
     """Decorator: ``f(*x)`` returns ``(y, grad_fn)``; ``grad_fn(*dy)`` returns the gradients for ``x``.
@@ -70,12 +81,14 @@ def custom_gradient(f=None):
             probe = GradientTape(watch_accessed_variables=True)
             with probe:
                 result, grad_fn = f(*tensor_args, **kwargs)
-        variables = list(probe.watched_variables())
+        # as in TF, the variables grad_fn answers for are those ``f`` read that are not among its arguments
+        # (an argument that is a variable gets its gradient as an input, not twice)
+        variables = [v for v in probe.watched_variables() if all(v is not a for a in tensor_args)]
         if variables and not _accepts_variables(grad_fn):
             raise TypeError("@tf.custom_gradient grad_fn must accept keyword argument 'variables', since "
                             f"function uses variables: {[v.name for v in variables]}")
         flat = nest.flatten(result)
-        outs = tuple(_wrap(convert_to_tensor(o)._v) for o in flat)  # fresh identities for the record
+        outs = tuple(_fresh(convert_to_tensor(o)) for o in flat)  # fresh identities for the record
         inputs = tuple(a.value() if isinstance(a, Variable) else a for a in tensor_args)
         reads = tuple(v.value() for v in variables)  # tracked by tapes that watch these variables
         n_args = len(inputs)

@@ -19,7 +19,8 @@ from tensorlet._src.ops.creation import zeros, zeros_like
 def _one_hot_like(t, i):
     from tensorlet._src.framework.tensor import _wrap
 
-    z = np.zeros(t._v.shape, t._v.dtype)
+    # static shape and dtype, not ``t._v``: inside ``tf.function`` the target is a graph tensor
+    z = np.zeros(t.shape.as_list(), t.dtype.as_numpy_dtype)
     z.reshape(-1)[i] = 1
     return _wrap(z)
 
@@ -61,7 +62,7 @@ def batch_jacobian(tape, target, source, unconnected):
     m = int(np.prod(shape[1:])) if len(shape) > 1 else 1
     cols = []
     for j in range(m):
-        seed = np.zeros((b, m), target._v.dtype)
+        seed = np.zeros((b, m), target.dtype.as_numpy_dtype)
         seed[:, j] = 1
         from tensorlet._src.framework.tensor import _wrap
 

@@ -184,6 +184,10 @@ class V1Builder(Tracer):
         from tensorlet._src.framework.context import get_current_name_scope
 
         g = self.graph
+        if not self._user_names:  # import_graph_def renames them after the GraphDef: reserve no TF-like name here
+            for n in nodes:
+                n.name = _unique(g, "_importing/" + _tf_type(n.op))
+            return
         scope = get_current_name_scope()
         prefix = scope + "/" if scope else ""
         user, frame = _user_call() if self._user_names else (None, None)

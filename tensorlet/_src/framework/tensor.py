@@ -19,12 +19,26 @@ CPU_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
 __all__ = ["Tensor", "EagerTensor", "convert_to_tensor", "constant", "is_tensor", "Reference"]
 
 
+# Keras masks live beside tensors, not in them (slots); tensorlet/_src/keras/engine/masking.py installs its lookup
+KERAS_MASK_LOOKUP = [None]
+
+
 class Tensor:
     """Base class of all tensors (eager and, later, symbolic).  ``isinstance(x, tf.Tensor)``."""
 
     __slots__ = ()
     # NumPy defers binary operators to us: np_array + tensor -> tensor, as in TF.
     __array_priority__ = 100
+
+    @property
+    def _keras_mask(self):
+        """The Keras mask a layer attached to this tensor (Keras-on-TF's ``x._keras_mask``); like TF, an
+        AttributeError when there is none."""
+        get = KERAS_MASK_LOOKUP[0]
+        mask = None if get is None else get(self)
+        if mask is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '_keras_mask'")
+        return mask
 
     def __hash__(self):
         raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
@@ -314,6 +328,8 @@ def _to_dtype_python(value, dtype: _dt.DType) -> np.ndarray:
     if dtype is _dt.string:
         return _strings(value)
     a = _from_python(value)  # for the kind checks and ragged/str errors only
+    if a.size == 0:  # ``[]`` parses as float64, but there is no element to check: any dtype takes it
+        return a.astype(dtype._np)
     k = a.dtype.kind
     tk = dtype._kind
     if (k == "f" and tk in "iub") or (k == "c" and tk != "c") or (k == "O"):

@@ -28,6 +28,8 @@ import weakref
 
 from tensorlet._src.ops.registry import tf_export  # noqa: E402
 
+_TENSORLET_DIR = __file__.rsplit("_src", 1)[0]  # .../tensorlet/
+
 _cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _SKIP_MODULES = ("tensorlet", "numpy", "jax", "builtins", "functools", "collections", "abc", "typing", "keras",
                  "tensorflow", "scipy", "ml_dtypes")
@@ -85,6 +87,9 @@ def _skip(fn) -> bool:
     mod = getattr(fn, "__module__", None) or ""
     if mod.split(".")[0] in _SKIP_MODULES:
         return True
+    code = getattr(fn, "__code__", None)  # ``functools.wraps`` copies the user's __module__ onto our wrappers
+    if code is not None and code.co_filename.startswith(_TENSORLET_DIR):
+        return True
     if getattr(fn, "__name__", "") == "<lambda>":
         return True
     return getattr(fn, "_tensorlet_do_not_convert", False)
@@ -122,9 +127,11 @@ def _rebuild(fn, code):
 
 
 def _transform(fn):
-    src = inspect.getsource(fn)
-    filename = inspect.getsourcefile(fn) or "<autograph>"
-    _, first_line = inspect.getsourcelines(fn)
+    # the code object's source, not ``fn``'s: inspect follows ``__wrapped__`` to the function a
+    # ``functools.wraps`` decorator wraps, whose source is not the code being converted
+    src = inspect.getsource(fn.__code__)
+    filename = inspect.getsourcefile(fn.__code__) or "<autograph>"
+    _, first_line = inspect.getsourcelines(fn.__code__)
     tree = ast.parse(textwrap.dedent(src))
     fdef = tree.body[0]
     if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -440,8 +447,9 @@ class _Transformer:
         return [ast.copy_location(x, s) for x in pre + [t_def, f_def, assign]]
 
     # --- loops -------------------------------------------------------------------------------
-    def _loop_body(self, body, brk, cont):
-        """Rewrite break/continue of this loop into flags; guard the statements that follow them."""
+    def _loop_body(self, body, brk, cont, live):
+        """Rewrite break/continue of this loop into flags; guard the statements that follow them with the flags
+        the loop defines (``live``: a loop with only ``break`` has no continue flag to read)."""
         out = []
         for i, st in enumerate(body):
             if isinstance(st, ast.Break):
@@ -451,13 +459,13 @@ class _Transformer:
                 out.append(ast.copy_location(ast.Assign(targets=[_name(cont, True)], value=ast.Constant(True)), st))
                 return out
             if isinstance(st, ast.If) and _contains([st], (ast.Break, ast.Continue), stop_at_loops=True):
-                st.body = self._loop_body(st.body, brk, cont)
-                st.orelse = self._loop_body(st.orelse, brk, cont)
+                st.body = self._loop_body(st.body, brk, cont, live)
+                st.orelse = self._loop_body(st.orelse, brk, cont, live)
                 out.append(st)
-                rest = self._loop_body(body[i + 1:], brk, cont)
+                rest = self._loop_body(body[i + 1:], brk, cont, live)
                 if rest:
                     guard = _call(_ag("not_"), [_call(_ag("or_"), [
-                        ast.Lambda(args=_noargs(), body=_name(brk)), ast.Lambda(args=_noargs(), body=_name(cont))])])
+                        ast.Lambda(args=_noargs(), body=_name(f)) for f in live])])
                     out.append(ast.copy_location(ast.If(test=guard, body=rest, orelse=[]), st))
                 return out
             if isinstance(st, (ast.With, ast.Try)) and _contains([st], (ast.Break, ast.Continue), stop_at_loops=True):
@@ -474,8 +482,8 @@ class _Transformer:
         brk, cont = self.fresh("break"), self.fresh("continue")
         has_brk = _contains(s.body, (ast.Break,), stop_at_loops=True)
         has_cont = _contains(s.body, (ast.Continue,), stop_at_loops=True)
-        body = self._loop_body(list(s.body), brk, cont)
         flags = ([brk] if has_brk else []) + ([cont] if has_cont else [])
+        body = self._loop_body(list(s.body), brk, cont, flags)
         names = [n for n in _assigned_names(body) if n not in flags] + flags
         init = [ast.Assign(targets=[_name(f, True)], value=ast.Constant(False)) for f in flags]
         body = ([ast.Assign(targets=[_name(cont, True)], value=ast.Constant(False))] if has_cont else []) + \
@@ -501,8 +509,8 @@ class _Transformer:
         brk, cont = self.fresh("break"), self.fresh("continue")
         has_brk = _contains(s.body, (ast.Break,), stop_at_loops=True)
         has_cont = _contains(s.body, (ast.Continue,), stop_at_loops=True)
-        body = self._loop_body(list(s.body), brk, cont)
         flags = ([brk] if has_brk else []) + ([cont] if has_cont else [])
+        body = self._loop_body(list(s.body), brk, cont, flags)
         item = self.fresh("item")
         target_names = _assigned_names([ast.Assign(targets=[s.target], value=ast.Constant(0))])
         names = [n for n in _assigned_names(body) if n not in flags and n not in target_names]

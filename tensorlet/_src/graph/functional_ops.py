@@ -20,8 +20,12 @@ from tensorlet._src.ops.creation import zeros, zeros_like
 from tensorlet._src.ops.gather_scatter import gather
 
 
+def _is_ragged(x):
+    return type(x).__name__ == "RaggedTensor"  # no import: ragged ops import this module's siblings
+
+
 def _elems(elems, what):
-    flat = [convert_to_tensor(e) for e in nest.flatten(elems)]
+    flat = [e if _is_ragged(e) else convert_to_tensor(e) for e in nest.flatten(elems)]
     if not flat:
         raise ValueError(f"{what}: elems must be a Tensor or (possibly nested) sequence of Tensors. Got {elems}")
     n = flat[0].shape[0] if flat[0].shape.rank else None
@@ -51,6 +55,8 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         xs = [gather(e, i) if isinstance(i, Tensor) else e[i] for e in flat]
         return fn(nest.pack_sequence_as(elems, xs) if nest.is_nested(elems) else xs[0])
 
+    if any(_is_ragged(e) for e in flat):  # rows differ in length: a Python loop over the static row count
+        return _map_ragged(call, n, flat, out_sig)
     if not subgraph.is_tracing() or n is None:
         if n is None:
             n = int(shape(flat[0])[0])
@@ -71,6 +77,28 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     res = while_loop(lambda i, *_: i < n, body, (convert_to_tensor(0),) + tuple(tas), maximum_iterations=n)
     stacked = [ta.stack() for ta in res[1:]]
     return nest.pack_sequence_as(first, stacked) if nest.is_nested(first) else stacked[0]
+
+
+def _map_ragged(call, n, flat, out_sig):
+    """``map_fn`` over RaggedTensor elems: the rows are dense slices; results stack to a RaggedTensor when the
+    output signature is a ``RaggedTensorSpec`` (or, as in TF, when none is given), else to a Tensor."""
+    from tensorlet._src.ops.ragged import ragged_ops
+
+    if n is None:
+        n = int(flat[0].nrows())
+    results = [call(i) for i in range(n)]
+    sig = out_sig if out_sig is not None else flat[0]._type_spec
+
+    def pack(s, *xs):
+        if type(s).__name__ == "RaggedTensorSpec":
+            if not xs:
+                return ragged_ops.constant([], dtype=s.dtype, ragged_rank=1)
+            return ragged_ops.ragged_stack(list(xs))
+        return stack(list(xs)) if xs else zeros([0], dtype=_dt.as_dtype(getattr(s, "dtype", s)))
+
+    if not results:
+        return nest.map_structure(pack, sig)
+    return nest.map_structure(lambda s, *xs: pack(s, *xs), sig, *results)
 
 
 @tf_export("vectorized_map")

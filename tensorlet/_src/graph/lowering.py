@@ -169,6 +169,7 @@ def _host_callback(graph, sink, host):
 
     def run_on_host(*arrays):
         env = {id(t): np.asarray(a) for t, a in zip(boundary, arrays)}
+        _in_host.active = True
         try:
             for node in chain:
                 if node.op is CONST:
@@ -181,6 +182,8 @@ def _host_callback(graph, sink, host):
         except Exception as e:
             _host_errors.append(e)
             raise
+        finally:
+            _in_host.active = False
 
     def step(jnp_, *arrays):
         from tensorlet._src.graph.jaxrt import jax
@@ -191,7 +194,12 @@ def _host_callback(graph, sink, host):
     return step, boundary
 
 
+# The errors host callbacks raised, for the program calling Python that runs now: such programs run one at a time
+# (``_host_lock``; jax runs ordered effects one after another anyway) and wait for their callbacks before
+# returning, so the list belongs to the one running.  Programs that do not call Python never look at it.
 _host_errors: list = []
+_host_lock = threading.Lock()
+_in_host = threading.local()  # ``active`` while a callback runs: a program it runs does not wait for the lock
 
 
 def _as_array(v):
@@ -232,7 +240,8 @@ class Compiled:
                 values[i] = v
             return fn(values, args, big_values)
 
-        self._donate = bool(self.written) and not _calls_python(graph)
+        self._calls_python = _calls_python(graph)
+        self._donate = bool(self.written) and not self._calls_python
         self.jitted = jax.jit(split_fn, donate_argnums=(0,) if self._donate else ())
         self._kept = jax.jit(split_fn) if self._donate else self.jitted  # another thread's call donates nothing
 
@@ -282,13 +291,21 @@ class Compiled:
         return [v._host if v._dev is None else v._dev for v in self._others]
 
     def _dispatch(self, written_vals, other_vals, args, donate=False):
+        fn = self.jitted if donate else self._kept
+        if not self._calls_python:
+            return fn(written_vals, other_vals, list(args), self.big)
+        if getattr(_in_host, "active", False):  # run by a callback of the program holding the lock
+            return self._dispatch_calling_python(fn, written_vals, other_vals, args)
+        with _host_lock:
+            return self._dispatch_calling_python(fn, written_vals, other_vals, args)
+
+    def _dispatch_calling_python(self, fn, written_vals, other_vals, args):
+        from tensorlet._src.graph.jaxrt import jax
+
         del _host_errors[:]
         try:
-            outs, finals = (self.jitted if donate else self._kept)(written_vals, other_vals, list(args), self.big)
-            if _host_errors:
-                from tensorlet._src.graph.jaxrt import jax
-
-                jax.effects_barrier()
+            outs, finals = fn(written_vals, other_vals, list(args), self.big)
+            jax.effects_barrier()  # its callbacks have run (and raised, if they did) before the lock is let go
         except Exception:
             if _host_errors:
                 raise _host_errors[-1] from None

@@ -315,7 +315,9 @@ def probe_loop_arrays(loop_vars, body_fn):
     found = []
     try:
         subgraph.trace(fn, specs, "while_probe")
-    except Exception:  # noqa: BLE001 - the real trace reports the body's errors
+    except Exception as e:  # noqa: BLE001 - the real trace reports the body's errors ...
+        for i in pending:  # ... and an array left without a shape names this failure as its cause
+            flat[i]._probe_error = e
         return
     if len(found) != len(flat):
         return
@@ -352,7 +354,8 @@ def flatten_with_arrays(structure):
                     raise ValueError(
                         "A TensorArray used as a tf.while_loop variable inside tf.function needs a known "
                         f"element shape in tensorlet: it is {shape} and the loop body writes no element of "
-                        "fully known shape (pass element_shape= when creating it).")
+                        "fully known shape (pass element_shape= when creating it).") from getattr(
+                            x, "_probe_error", None)
                 x._buffer = x._ensure_buffer(shape)
             out.append(x._buffer)
         else:

@@ -24,7 +24,7 @@ from tensorlet._src.framework.tensor import convert_to_tensor
 from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.io._op import io_op, strings
 from tensorlet._src.io.sparse import SparseTensor
-from tensorlet._src.ops.registry import bind, tf_export
+from tensorlet._src.ops.registry import NONDIFF, bind, defop, tf_export
 from tensorlet._src.ops.array_blocks import concat
 from tensorlet._src.ops.array_shape import expand_dims
 from tensorlet._src.ops.gather_scatter import gather
@@ -355,6 +355,77 @@ def _parse_example_shape(serialized, spec, names=()):
 
 
 PARSE_EXAMPLE = io_op("ParseExampleV2", _parse_example_kernel, shape=_parse_example_shape, n_out=None)
+
+
+# --- ParseExampleV2 nodes of TF-written graphs (a TF1 SavedModel's classify/regress input) -----------------------
+# TF's node carries the feature keys as constant inputs and the dense defaults as tensors (empty: required); they
+# become the spec above, the defaults' values read when the op runs.
+
+def _graph_spec(sparse_keys, dense_keys, sparse_types, dense_types, dense_shapes, defaults=None):
+    sparse = tuple(("var", _key(k), _dt.as_dtype(t).name) for k, t in zip(sparse_keys, sparse_types))
+    dense = []
+    for j, (k, t, shp) in enumerate(zip(dense_keys, dense_types, dense_shapes)):
+        dims = tuple(shp) if shp is not None else ()
+        d = None
+        if defaults is not None and np.asarray(defaults[j]).size:
+            d = tuple(np.asarray(defaults[j]).reshape(-1).tolist())
+        name = _dt.as_dtype(t).name
+        if dims and dims[0] is None:  # FixedLenSequenceFeature (allow_missing)
+            dense.append(("seq", _key(k), name, tuple(int(x) for x in dims[1:]), d, True))
+        else:
+            dense.append(("fixed", _key(k), name, tuple(int(x) for x in dims), d))
+    return sparse, tuple(dense)
+
+
+def _key(k):
+    return k.decode() if isinstance(k, bytes) else str(k)
+
+
+def _dims(shape):
+    if isinstance(shape, TensorShape):
+        return () if shape.rank is None else tuple(shape.as_list())
+    return tuple(shape or ())
+
+
+def _graph_keys(attrs):
+    for a in ("sparse_keys", "dense_keys", "ragged_keys"):
+        attrs[a] = tuple(_key(k) for k in np.asarray(attrs.get(a, ()), object).reshape(-1).tolist())
+    if attrs.pop("ragged_keys"):
+        raise ValueError("ragged features (tf.io.RaggedFeature) are not supported")
+    attrs["dense_shapes"] = tuple(_dims(s) for s in attrs.get("dense_shapes", ()))
+    for a in ("num_sparse", "ragged_value_types", "ragged_split_types"):
+        attrs.pop(a, None)
+    return attrs
+
+
+def _parse_graph_kernel(xp, serialized, names, *defaults, sparse_keys=(), dense_keys=(), stypes=(), tdense=(),
+                        dense_shapes=()):
+    spec = _graph_spec(sparse_keys, dense_keys, stypes, tdense, dense_shapes, defaults)
+    for e in spec[1]:
+        if e[4] is not None and len(e[4]) != int(np.prod(e[3], dtype=np.int64)) and e[0] == "fixed":
+            raise errors.invalid_argument("ParseExampleV2", f"dense_defaults[{e[1]}] has {len(e[4])} values, the "
+                                                            f"feature's shape {_shape_str(e[3])} needs "
+                                                            f"{int(np.prod(e[3], dtype=np.int64))}")
+    nm = tuple(_key(x) for x in np.asarray(names, object).reshape(-1).tolist())
+    return _parse_example_kernel(xp, serialized, spec, nm)
+
+
+def _parse_graph_shape(serialized, names, *defaults, sparse_keys=(), dense_keys=(), stypes=(), tdense=(),
+                       dense_shapes=()):
+    return _parse_example_shape(serialized, _graph_spec(sparse_keys, dense_keys, stypes, tdense, dense_shapes))
+
+
+def _graph_tfdef():
+    from tensorlet._src.ops.tfdef import TFDef
+
+    return TFDef(op="ParseExampleV2", consts=[("sparse_keys", 2, "string"), ("dense_keys", 3, "string"),
+                                              ("ragged_keys", 4, "string")],
+                 rename={"stypes": "sparse_types", "tdense": "Tdense"}, from_tf=_graph_keys)
+
+
+PARSE_EXAMPLE_GRAPH = defop("ParseExampleV2Graph", _parse_graph_kernel, shape=_parse_graph_shape, n_out=None,
+                            grad=NONDIFF, kind="io", foldable=False, no_lowering=True,
+                            no_lowering_reason="runs in Python (protobuf parsing)", tfdef=_graph_tfdef())
 
 
 def _assemble(spec, flat, features):

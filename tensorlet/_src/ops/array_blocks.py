@@ -30,6 +30,8 @@ def _val(x):
 
 def _concat_check(*xs, axis):
     shp = [_dims(x) for x in xs]
+    if shp and axis < 0:  # a graph's ConcatV2 (Keras' Concatenate) carries axis=-1 as written
+        axis += len(shp[0])
     for i, s in enumerate(shp[1:], 1):
         if len(s) != len(shp[0]):
             raise errors.invalid_argument("ConcatV2", f"ConcatOp : Ranks of all input tensors should match: "

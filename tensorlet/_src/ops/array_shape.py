@@ -290,7 +290,12 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
 
 # --- expand_dims / squeeze ------------------------------------------------------------------------
 
-EXPAND_DIMS = defop("ExpandDims", lambda xp, x, axis: xp.reshape(x, x.shape[:axis] + (1,) + x.shape[axis:]),
+def _expand_dims_kernel(xp, x, axis):
+    axis = axis if axis >= 0 else axis + x.ndim + 1  # (a TF graph's ExpandDims carries dim=-1 as written)
+    return xp.reshape(x, x.shape[:axis] + (1,) + x.shape[axis:])
+
+
+EXPAND_DIMS = defop("ExpandDims", _expand_dims_kernel,
                     grad=_reshape_like, tfdef=TFDef(consts=[("axis", 1, "int32")], from_tf=scalar_axis))
 
 

@@ -2,7 +2,9 @@
 
 Filters use TF's layout ``[*spatial, in_channels / groups, out_channels]`` (HWIO).  The
 NumPy kernels work channels-last: one BLAS matmul per kernel position on strided views
-(no im2col copy), or one im2col matmul when there are few input channels.  The lowerings
+(no im2col copy), or one im2col matmul when there are few input channels; big ones run as
+XLA kernels (nn_conv_xla).  A static rule picks among these per shape, and the autotuner
+(nn_conv_autotune) replaces its pick with the measured fastest for hot shapes.  The lowerings
 use ``jax.lax.conv_general_dilated``.  The ops themselves are declared in ``nn_conv``; the
 geometry helpers are shared with ``nn_pool``.
 """
@@ -14,7 +16,9 @@ import math
 
 import numpy as np
 
+from tensorlet._src.framework import config as _config
 from tensorlet._src.framework.dtypes import is_low_float_np
+from tensorlet._src.ops import nn_conv_autotune as autotune
 from tensorlet._src.ops import nn_conv_lowering as gemm
 from tensorlet._src.ops import nn_conv_xla
 
@@ -88,9 +92,18 @@ def known(*shapes):
 
 
 # --- NumPy engine (channels-last: x [N, *S, C], w [*K, C/groups, O]) -------------------------------
+# With one group a convolution (and each of its two backprops) has several formulations that compute the same
+# sums in different orders: XLA's compiled kernels (nn_conv_xla), one im2col GEMM over prod(ks) * c patch columns,
+# or one GEMM per kernel position on strided views.  ``_pick`` runs the static rule's choice, or, for convolutions
+# big enough to be worth measuring, what the autotuner (nn_conv_autotune) measured fastest for the key.
+
+TUNE_MIN_MACS = 250_000  # smaller convolutions keep the static rule (their trials could not pay for themselves)
+IM2COL_LIMIT = 1 << 23  # patch-matrix elements an im2col candidate may allocate (32 MiB of float32)
+_TUNED = (np.dtype(np.float32), np.dtype(np.float64))
+
 
 def _big(x_shape, dtype, ks, s, d, pads, c, o_ch, groups, im2col=False):
-    """Whether the convolution runs as a compiled XLA kernel (nn_conv_xla) rather than on NumPy.
+    """Whether the static rule runs the convolution as a compiled XLA kernel (nn_conv_xla) rather than on NumPy.
 
     ``im2col``: the NumPy kernel has a one-GEMM path over ``prod(ks) * c`` patch columns (forward, dx).
     """
@@ -99,31 +112,79 @@ def _big(x_shape, dtype, ks, s, d, pads, c, o_ch, groups, im2col=False):
                                                             im2col)
 
 
+def _pick(kind, default, cands, key, macs, patch, dtype, *args):
+    """Run ``cands[default]``, or the tuned choice among the applicable candidates when the key is worth tuning.
+
+    ``cands``: name -> function, XLA ones named ``xla*`` and im2col ones ``im2col*`` (offered to the tuner when
+    big enough for XLA's dispatch, resp. when the patch matrix of ``patch`` elements is small enough).  Under
+    ``tf.config.experimental.enable_op_determinism`` the static rule decides, as with the tuner off.
+    """
+    tuner = autotune.TUNER
+    if not tuner.enabled or macs < TUNE_MIN_MACS or dtype not in _TUNED or _config.op_determinism_enabled():
+        return cands[default](*args)  # (determinism: a timing-dependent choice would differ from run to run)
+    xla_ok, cols_ok = macs * 4 >= nn_conv_xla.MIN_MACS, patch <= IM2COL_LIMIT
+    ok = {n: f for n, f in cands.items()
+          if n == default or ((xla_ok or not n.startswith("xla")) and (cols_ok or not n.startswith("im2col")))}
+    return tuner.run((kind, default) + key, default, ok, *args)
+
+
+def _key(a, b, s, d, pads):
+    """What a tuning key holds beyond the kind: shapes, dtype, memory layout (a channels-first view), geometry."""
+    return (a.shape, b.shape, a.dtype.char, a.flags.c_contiguous, b.flags.c_contiguous, s, d, pads)
+
+
+def _cols(x, pos, lead, c):
+    """The im2col patch matrix [*lead, kernel positions, c] of the padded input."""
+    cols = np.empty(lead + (len(pos), c), x.dtype)
+    for i, sl in enumerate(pos):
+        cols[..., i, :] = x[sl]
+    return cols
+
+
+def _fwd_geom(x, w, s, d, pads):
+    nd = len(s)
+    x = pad_spatial(np, x, pads)
+    osz = tuple(out_size(x.shape[1 + i], w.shape[i], s[i], d[i], 0, 0) for i in range(nd))
+    return x, osz, positions(w.shape[:nd], s, d, osz)
+
+
+def _fwd_im2col(x, w, s, d, pads):
+    x, osz, pos = _fwd_geom(x, w, s, d, pads)
+    kc, o_ch = len(pos) * x.shape[-1], w.shape[-1]
+    cols = _cols(x, pos, (x.shape[0],) + osz, x.shape[-1])
+    # batched (rows of the last spatial dim) rather than one tall matmul: BLAS threading stays sane
+    return (cols.reshape(-1, osz[-1], kc) @ w.reshape(kc, o_ch)).reshape((x.shape[0],) + osz + (o_ch,))
+
+
+def _fwd_positions(x, w, s, d, pads):
+    x, _, pos = _fwd_geom(x, w, s, d, pads)
+    wk = w.reshape(len(pos), x.shape[-1], w.shape[-1])
+    out = np.matmul(x[pos[0]], wk[0])
+    for i in range(1, len(pos)):
+        out += np.matmul(x[pos[i]], wk[i])
+    return out
+
+
+_FWD = {"xla": nn_conv_xla.conv, "im2col": _fwd_im2col, "positions": _fwd_positions}
+
+
 def _np_conv(x, w, s, d, pads, groups):
     nd = len(s)
-    if _big(x.shape, x.dtype, w.shape[:nd], s, d, pads, x.shape[-1], w.shape[-1], groups, im2col=True):
-        return nn_conv_xla.conv(x, w, s, d, pads)
-    x = pad_spatial(np, x, pads)
     ks, cg, o_ch = w.shape[:nd], w.shape[-2], w.shape[-1]
     c = x.shape[-1]
-    osz = tuple(out_size(x.shape[1 + i], ks[i], s[i], d[i], 0, 0) for i in range(nd))
+    osz = tuple(out_size(x.shape[1 + i], ks[i], s[i], d[i], *pads[i]) for i in range(nd))
     out_shape = (x.shape[0],) + osz + (o_ch,)
     if 0 in out_shape or c == 0 or 0 in ks:
         return np.zeros(out_shape, x.dtype)
+    if groups == 1:
+        rows = x.shape[0] * math.prod(osz)
+        default = "xla" if _big(x.shape, x.dtype, ks, s, d, pads, c, o_ch, 1, im2col=True) else \
+            "im2col" if c < _IM2COL_BELOW else "positions"
+        return _pick("fwd", default, _FWD, _key(x, w, s, d, pads), rows * math.prod(ks) * c * o_ch,
+                     rows * math.prod(ks) * c, x.dtype, x, w, s, d, pads)
+    x = pad_spatial(np, x, pads)
     pos = positions(ks, s, d, osz)
     nk = len(pos)
-    if groups == 1:
-        if c < _IM2COL_BELOW:
-            cols = np.empty(out_shape[:-1] + (nk, c), x.dtype)
-            for i, sl in enumerate(pos):
-                cols[..., i, :] = x[sl]
-            # batched (rows of the last spatial dim) rather than one tall matmul: BLAS threading stays sane
-            return (cols.reshape(-1, osz[-1], nk * c) @ w.reshape(nk * c, o_ch)).reshape(out_shape)
-        wk = w.reshape(nk, c, o_ch)
-        out = np.matmul(x[pos[0]], wk[0])
-        for i in range(1, nk):
-            out += np.matmul(x[pos[i]], wk[i])
-        return out
     if cg == 1:  # depthwise: out[..., c, m] = sum_k x[..., c] * w[k, c, m]
         wk = w.reshape(nk, c, o_ch // c)
         out = x[pos[0]][..., None] * wk[0]
@@ -135,68 +196,113 @@ def _np_conv(x, w, s, d, pads, groups):
                            for g in range(groups)], axis=-1)
 
 
+def _dx_geom(dy, c, in_sizes, pads):
+    """The zero padded input gradient and the crop back to the input."""
+    psz = tuple(n + lo + hi for n, (lo, hi) in zip(in_sizes, pads))
+    crop = (slice(None),) + tuple(slice(lo, lo + n) for n, (lo, _) in zip(in_sizes, pads)) + (slice(None),)
+    return np.zeros((dy.shape[0],) + psz + (c,), dy.dtype), crop
+
+
+def _dx_im2col(dy, w, in_sizes, s, d, pads):
+    """One GEMM into patch columns, then col2im."""
+    dxp, crop = _dx_geom(dy, w.shape[-2], in_sizes, pads)
+    pos = positions(w.shape[:len(s)], s, d, dy.shape[1:-1])
+    c, o_ch = w.shape[-2:]
+    cols = (dy.reshape(-1, dy.shape[-2], o_ch) @ w.reshape(len(pos) * c, o_ch).T).reshape(dy.shape[:-1]
+                                                                                        + (len(pos), c))
+    for i, sl in enumerate(pos):
+        dxp[sl] += cols[..., i, :]
+    return dxp[crop]
+
+
+def _dx_positions(dy, w, in_sizes, s, d, pads):
+    dxp, crop = _dx_geom(dy, w.shape[-2], in_sizes, pads)
+    pos = positions(w.shape[:len(s)], s, d, dy.shape[1:-1])
+    c, o_ch = w.shape[-2:]
+    wk = np.ascontiguousarray(np.swapaxes(w.reshape(len(pos), c, o_ch), 1, 2))
+    for i, sl in enumerate(pos):
+        dxp[sl] += dy @ wk[i]
+    return dxp[crop]
+
+
+_DX = {"xla": nn_conv_xla.conv_input, "im2col": _dx_im2col, "positions": _dx_positions}
+
+
 def _np_conv_input(dy, w, in_sizes, s, d, pads, groups):
     """Gradient of the convolution with respect to its input (= the transposed convolution)."""
     nd = len(s)
     ks, cg, o_ch = w.shape[:nd], w.shape[-2], w.shape[-1]
     c = cg * groups
+    in_sizes = tuple(in_sizes)
     if groups > 1 and cg > 1:
         og = o_ch // groups
         return np.concatenate([_np_conv_input(dy[..., g * og:(g + 1) * og], w[..., g * og:(g + 1) * og],
                                               in_sizes, s, d, pads, 1) for g in range(groups)], axis=-1)
-    if _big((dy.shape[0],) + tuple(in_sizes) + (c,), dy.dtype, ks, s, d, pads, c, o_ch, groups, im2col=True):
-        return nn_conv_xla.conv_input(dy, w, tuple(in_sizes), s, d, pads)
-    psz = tuple(n + lo + hi for n, (lo, hi) in zip(in_sizes, pads))
-    dxp = np.zeros((dy.shape[0],) + psz + (c,), dy.dtype)
-    osz = dy.shape[1:-1]
-    if dy.size and c and 0 not in ks:
-        pos = positions(ks, s, d, osz)
-        nk = len(pos)
-        if groups == 1 and min(o_ch, c) < _IM2COL_BELOW:  # one GEMM into patch columns, then col2im
-            cols = (dy.reshape(-1, osz[-1], o_ch) @ w.reshape(nk * c, o_ch).T).reshape(dy.shape[:-1] + (nk, c))
-            for i, sl in enumerate(pos):
-                dxp[sl] += cols[..., i, :]
-        elif groups == 1:
-            wk = np.ascontiguousarray(np.swapaxes(w.reshape(nk, c, o_ch), 1, 2))
-            for i, sl in enumerate(pos):
-                dxp[sl] += dy @ wk[i]
-        else:
-            m = o_ch // c
-            wk = w.reshape(nk, c, m)
-            dy5 = dy.reshape(dy.shape[:-1] + (c, m))
-            for i, sl in enumerate(pos):
-                dxp[sl] += (dy5 * wk[i]).sum(-1) if m > 1 else dy5[..., 0] * wk[i, :, 0]
-    crop = (slice(None),) + tuple(slice(lo, lo + n) for n, (lo, _) in zip(in_sizes, pads)) + (slice(None),)
+    if not (dy.size and c and 0 not in ks):
+        return np.zeros((dy.shape[0],) + in_sizes + (c,), dy.dtype)
+    if groups == 1:
+        rows = dy.size // o_ch
+        default = "xla" if _big((dy.shape[0],) + in_sizes + (c,), dy.dtype, ks, s, d, pads, c, o_ch, 1,
+                                im2col=True) else "im2col" if min(o_ch, c) < _IM2COL_BELOW else "positions"
+        return _pick("dx", default, _DX, _key(dy, w, s, d, pads) + (in_sizes,), rows * math.prod(ks) * c * o_ch,
+                     rows * math.prod(ks) * c, dy.dtype, dy, w, in_sizes, s, d, pads)
+    dxp, crop = _dx_geom(dy, c, in_sizes, pads)  # depthwise
+    pos = positions(ks, s, d, dy.shape[1:-1])
+    m = o_ch // c
+    wk = w.reshape(len(pos), c, m)
+    dy5 = dy.reshape(dy.shape[:-1] + (c, m))
+    for i, sl in enumerate(pos):
+        dxp[sl] += (dy5 * wk[i]).sum(-1) if m > 1 else dy5[..., 0] * wk[i, :, 0]
     return dxp[crop]
+
+
+def _dw_im2col(x, dy, kshape, s, d, pads):
+    """Per-example im2col GEMMs summed over the batch (one tall matmul threads badly in OpenBLAS)."""
+    x = pad_spatial(np, x, pads)
+    pos = positions(kshape[:len(s)], s, d, dy.shape[1:-1])
+    n, c = x.shape[0], x.shape[-1]
+    cols = _cols(x, pos, dy.shape[:-1], c)
+    return (np.swapaxes(cols.reshape(n, -1, len(pos) * c), 1, 2) @ dy.reshape(n, -1, dy.shape[-1])).sum(0) \
+        .reshape(kshape)
+
+
+def _dw_positions(x, dy, kshape, s, d, pads):
+    x = pad_spatial(np, x, pads)
+    n, c = x.shape[0], x.shape[-1]
+    dy3 = dy.reshape(n, -1, dy.shape[-1])
+    return np.stack([(np.swapaxes(x[sl].reshape(n, -1, c), 1, 2) @ dy3).sum(0)
+                     for sl in positions(kshape[:len(s)], s, d, dy.shape[1:-1])]).reshape(kshape)
+
+
+def _dw_xla(by_conv):
+    return lambda x, dy, kshape, s, d, pads: nn_conv_xla.conv_filter(x, dy, kshape[:len(s)], s, d, pads, by_conv)
+
+
+_DW = {"xla_gemm": _dw_xla(False), "xla_by_conv": _dw_xla(True), "im2col": _dw_im2col, "positions": _dw_positions}
 
 
 def _np_conv_filter(x, dy, kshape, s, d, pads, groups):
     """Gradient of the convolution with respect to its filter."""
     nd = len(s)
     ks, cg, o_ch = tuple(kshape[:nd]), kshape[-2], kshape[-1]
+    kshape = tuple(kshape)
     if groups > 1 and cg > 1:
         og = o_ch // groups
         return np.concatenate([_np_conv_filter(x[..., g * cg:(g + 1) * cg], dy[..., g * og:(g + 1) * og],
                                                ks + (cg, og), s, d, pads, 1) for g in range(groups)], axis=-1)
-    if _big(x.shape, x.dtype, ks, s, d, pads, x.shape[-1], o_ch, groups):
-        return nn_conv_xla.conv_filter(x, dy, ks, s, d, pads)
-    x = pad_spatial(np, x, pads)
     c = x.shape[-1]
     if dy.size == 0 or x.size == 0 or 0 in ks:
         return np.zeros(kshape, dy.dtype)
-    pos = positions(ks, s, d, dy.shape[1:-1])
-    nk = len(pos)
-    if groups == 1:  # per-example matmuls summed over the batch (one tall matmul threads badly in OpenBLAS)
-        n = x.shape[0]
-        dy3 = dy.reshape(n, -1, o_ch)
-        if c < _IM2COL_BELOW:
-            cols = np.empty(dy.shape[:-1] + (nk, c), x.dtype)
-            for i, sl in enumerate(pos):
-                cols[..., i, :] = x[sl]
-            return (np.swapaxes(cols.reshape(n, -1, nk * c), 1, 2) @ dy3).sum(0).reshape(kshape)
-        return np.stack([(np.swapaxes(x[sl].reshape(n, -1, c), 1, 2) @ dy3).sum(0) for sl in pos]).reshape(kshape)
+    if groups == 1:
+        rows = dy.size // o_ch
+        default = ("xla_by_conv" if c < nn_conv_xla.FILTER_CONV_BELOW else "xla_gemm") \
+            if _big(x.shape, x.dtype, ks, s, d, pads, c, o_ch, 1) else "im2col" if c < _IM2COL_BELOW else "positions"
+        return _pick("dw", default, _DW, _key(x, dy, s, d, pads) + (ks,), rows * math.prod(ks) * c * o_ch,
+                     rows * math.prod(ks) * c, x.dtype, x, dy, kshape, s, d, pads)
+    x = pad_spatial(np, x, pads)  # depthwise
     dy3 = dy.reshape(-1, c, o_ch // c)
-    return np.stack([np.einsum("nc,ncm->cm", x[sl].reshape(-1, c), dy3) for sl in pos]).reshape(kshape)
+    return np.stack([np.einsum("nc,ncm->cm", x[sl].reshape(-1, c), dy3)
+                     for sl in positions(ks, s, d, dy.shape[1:-1])]).reshape(kshape)
 
 
 def _low_precision(fn):

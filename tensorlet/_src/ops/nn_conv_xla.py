@@ -12,7 +12,8 @@ small (see ``eligible``): XLA:CPU's kernels are 3-4x slower there.
 The filter gradient is one GEMM per kernel position over the strided input window (``x_k^T @ dy``), which
 XLA:CPU runs several times faster than the transposed convolution ``jax.linear_transpose`` produces; with few
 input channels it is instead one convolution of x with dy as the kernel (``_filter_by_conv``), ~2x faster there.
-Both choices were measured on the seed CNN (benchmarks/bench_eager_cnn.py).
+Both choices were measured on the seed CNN (benchmarks/bench_eager_cnn.py).  These are the static rule's
+choices; for hot shapes the autotuner (nn_conv_autotune) measures them against the NumPy formulations.
 """
 
 from __future__ import annotations
@@ -93,15 +94,15 @@ def _filter_by_conv(lax, a, g, ks, s, d, pads):
     return out.transpose(tuple(range(1, len(s) + 1)) + (0, len(s) + 1))
 
 
-def conv_filter(x, dy, ks, s, d, pads):
+def conv_filter(x, dy, ks, s, d, pads, by_conv=None):
     """dw of the convolution.
 
-    Few input channels (< ``FILTER_CONV_BELOW``): one convolution (``_filter_by_conv``), ~2x faster there (the
-    seed CNN's first layer).  Otherwise one GEMM per kernel position over the strided input window
-    (``x_k^T @ dy``), batch and space summed.
+    ``by_conv`` (default: fewer than ``FILTER_CONV_BELOW`` input channels): one convolution
+    (``_filter_by_conv``), ~2x faster there (the seed CNN's first layer).  Otherwise one GEMM per kernel position
+    over the strided input window (``x_k^T @ dy``), batch and space summed.
     """
     nd = len(s)
-    by_conv = x.shape[-1] < FILTER_CONV_BELOW
+    by_conv = x.shape[-1] < FILTER_CONV_BELOW if by_conv is None else bool(by_conv)
 
     def build(jax, lax):
         def f(a, g):

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from tensorlet._src.framework.errors import OpError
 from tensorlet._src.framework.tensor import Tensor, constant
 from tensorlet._src.framework.variables import Variable
@@ -21,7 +23,7 @@ from tensorlet._src.graph.concrete import ConcreteFunction, _Leaf
 from tensorlet._src.graph.function import Function
 from tensorlet._src.ops.registry import bind
 from tensorlet._src.saved_model import protos as P
-from tensorlet._src.saved_model import tf_struct
+from tensorlet._src.saved_model import tf_import_ops, tf_lists, tf_struct, tf_tables
 from tensorlet._src.saved_model.bg_compile import LoadedConcreteFunction
 from tensorlet._src.saved_model.codec import CorruptSavedModel, SavedModelError
 from tensorlet._src.saved_model.tf_ops import (attr_python, default_python, dtype_of, opdef, output_counts, shape_from,
@@ -188,6 +190,12 @@ class Interpreter:
     def _node(self, nd, env, offsets, fname):
         where = f"function {fname!r}, node {nd.name!r} ({nd.op})"
         od = opdef(nd.op)
+        if od is None and nd.op in tf_tables.OPS:  # (ops tf_opdefs.json may not list: no defaults needed)
+            od = tf_tables.opdef(nd.op)
+        if od is None and nd.op in tf_import_ops.OPS:
+            od = tf_import_ops.opdef(nd.op)
+        if od is None and nd.op in tf_lists.OPS:
+            od = tf_lists.opdef(nd.op)
         if od is None:
             from tensorlet._src.saved_model.codec import UnknownOp
 
@@ -228,9 +236,20 @@ class Interpreter:
         if op == "VarIsInitializedOp":
             _var(ins, where)
             return [constant(True)], od, attrs
-        if any(isinstance(x, Variable) for x in ins):
+        if op in tf_tables.OPS:
+            return tf_tables.run(op, ins, attrs, where), od, attrs
+        if op in tf_import_ops.OPS:
+            return tf_import_ops.run(op, ins, attrs, where), od, attrs
+        if op in tf_lists.OPS:
+            return tf_lists.run(op, ins, attrs, where), od, attrs
+        if any(isinstance(x, (Variable, tf_tables.TableHandle)) for x in ins):
             raise CorruptSavedModel(f"{where}: a resource handle used as a tensor")
         reg, inputs, kw = tf_to_op(op, od, attrs, ins, _is_const, where)
+        if op in _AXIS_OPS:
+            _positive_axes(inputs, kw)
+        folded = _fold(reg, ins, inputs, kw)
+        if folded is not None:
+            return folded, od, attrs
         try:
             out = bind(reg, *inputs, **kw)
         except SavedModelError:
@@ -280,9 +299,54 @@ class Interpreter:
                                         "variables")
             return [r[i] for i in plain]
 
+        tf_lists.presize([ins[i] for i in plain], b)
         out = while_loop(c, b, [ins[i] for i in plain]) if plain else []
         out = list(out) if isinstance(out, (list, tuple)) else [out]
         return full(out)
+
+
+FOLD_MAX_ELEMENTS = 1 << 12
+# ops whose axis (a constant input of the TF node) counts the dims of their first input; TF graphs carry it as
+# written (-1), tensorlet's kernels and shape rules take it counted from the front, as its Python API passes it
+_AXIS_OPS = frozenset(("Sum", "Max", "Min", "Prod", "Mean", "All", "Any", "EuclideanNorm", "ArgMax", "ArgMin",
+                       "Cumsum", "Cumprod", "CumulativeLogsumexp", "ReverseV2"))
+
+
+def _positive_axes(inputs, kw):
+    a = kw.get("axis")
+    rank = inputs[0].shape.rank if inputs and hasattr(inputs[0], "shape") else None
+    if a is None or not rank:
+        return
+    if isinstance(a, (tuple, list)):
+        kw["axis"] = type(a)(int(x) + rank if int(x) < 0 else int(x) for x in a)
+    elif isinstance(a, (int, np.integer)) and a < 0:
+        kw["axis"] = int(a) + rank
+
+
+def _fold(reg, tf_ins, inputs, kw):
+    """While tracing, the value of an op whose TF inputs are all constants (``Range(0, Rank, 1)`` feeding a
+    reduction's axis, say), as constants: the ops after it may need them as attrs.  None when it does not fold."""
+    from tensorlet._src.graph import subgraph
+
+    if not tf_ins or not reg.foldable or not subgraph.is_tracing() or not all(_is_const(x) for x in tf_ins):
+        return None
+    vals = []
+    for x in inputs:
+        v = getattr(x, "_const", None) if hasattr(x, "node") else (x.numpy() if isinstance(x, Tensor) else None)
+        if v is None or np.size(v) > FOLD_MAX_ELEMENTS:
+            return None
+        vals.append(np.asarray(v))
+    from tensorlet._src.framework.context import init_scope
+
+    try:
+        with init_scope():
+            out = bind(reg, *[constant(v) for v in vals], **kw)
+            outs = [np.asarray(o.numpy()) for o in (out if isinstance(out, (tuple, list)) else [out])]
+    except Exception:  # noqa: BLE001 - an op failing on constants is left to run time, with its own error
+        return None
+    if any(o.size > FOLD_MAX_ELEMENTS or o.dtype == object for o in outs):
+        return None
+    return [constant(o) for o in outs]
 
 
 def _bad(where, what):
@@ -390,17 +454,7 @@ class TFLoader:
             raise CorruptSavedModel(f"{self.dir}: concrete function {name!r} is not in the function library")
         sc = self.og.concrete_functions.get(name) if name in self.og.concrete_functions else None
         fd = self.library[name]
-        bound = []
-        from tensorlet._src.saved_model.asset import Asset
-
-        for i in (sc.bound_inputs if sc is not None else ()):
-            obj = self.objects[i] if 0 <= i < len(self.objects) else None
-            if isinstance(obj, Asset):
-                obj = obj.asset_path
-            elif not isinstance(obj, Variable):
-                raise CorruptSavedModel(f"{self.dir}: function {name!r} captures object {i}, which is neither a "
-                                        "variable nor an asset")
-            bound.append(obj)
+        bound = self._bound(name, sc)
         n_in = len(fd.signature.input_arg) - len(bound)
         if n_in < 0:
             raise CorruptSavedModel(f"{self.dir}: function {name!r} binds more inputs than it has")
@@ -445,6 +499,67 @@ class TFLoader:
         cf._name = name
         self._cfs[name] = cf
         return cf
+
+    def _bound(self, name, sc):
+        """The objects function ``name`` captures: variables, asset paths, tables, constants."""
+        from tensorlet._src.saved_model.asset import Asset
+
+        bound = []
+        for i in (sc.bound_inputs if sc is not None else ()):
+            obj = self.objects[i] if 0 <= i < len(self.objects) else None
+            if isinstance(obj, Asset):
+                obj = obj.asset_path
+            elif not isinstance(obj, (Variable, tf_tables.TableHandle, Tensor)):
+                raise CorruptSavedModel(f"{self.dir}: function {name!r} captures object {i}, which is neither a "
+                                        "variable nor an asset (nor a table or a constant)")
+            bound.append(obj)
+        return bound
+
+    def _constant(self, i, name):
+        for nd in self.mg.graph_def.node:
+            if nd.name == name and nd.op == "Const" and "value" in nd.attr:
+                return constant(attr_python(nd.attr["value"], f"constant object {i}"))
+        raise CorruptSavedModel(f"{self.dir}: constant object {i} names {name[:80]!r}, which is not a Const of the "
+                                "graph")
+
+    def _resource_fn(self, node, child):
+        """The concrete function name of a resource object's ``_create_resource`` / ``_initialize``."""
+        for c in node.children:
+            if c.local_name == child and 0 <= c.node_id < len(self.og.nodes):
+                f = self.og.nodes[c.node_id]
+                if f.WhichOneof("kind") == "function" and f.function.concrete_functions:
+                    return f.function.concrete_functions[0]
+        return None
+
+    def resources(self):
+        """Creates and initializes the SavedModel's tables (before the functions capturing them are traced);
+        returns the names of the resource functions the loader ran itself."""
+        from tensorlet._src.framework.context import init_scope
+
+        ran = set()
+        nodes = self.og.nodes
+        res = [i for i, n in enumerate(nodes) if n.WhichOneof("kind") == "resource"]
+        with init_scope():
+            for i in res:
+                create = self._resource_fn(nodes[i], "_create_resource")
+                if create is None:
+                    raise CorruptSavedModel(f"{self.dir}: resource object {i} has no _create_resource function")
+                out = self.interp.run(create, [])
+                if len(out) != 1 or not isinstance(out[0], tf_tables.TableHandle):
+                    raise CorruptSavedModel(f"{self.dir}: resource object {i} is not a lookup table (tensorlet "
+                                            "loads table resources only)")
+                self.objects[i] = out[0]
+            for i in res:
+                init = self._resource_fn(nodes[i], "_initialize")
+                if init is not None:
+                    sc = self.og.concrete_functions.get(init) if init in self.og.concrete_functions else None
+                    self.interp.run(init, self._bound(init, sc))
+        for i in res:
+            for c in nodes[i].children:
+                if c.local_name in tf_tables.RESOURCE_FUNCTIONS and 0 <= c.node_id < len(nodes):
+                    ran.add(c.node_id)
+                    ran.update(cc.node_id for cc in nodes[c.node_id].children)
+        return ran
 
     def restored_function(self, i, sf):
         from tensorlet._src.saved_model.load import _NO_DEFAULT, RestoredFunction
@@ -510,8 +625,13 @@ class TFLoader:
                     "trackable_dict_wrapper", "signature_map") else _UserObject(ident))
             elif k == "asset":
                 self.objects[i] = self._asset(n.asset.asset_file_def_index)
+            elif k == "constant":
+                self.objects[i] = self._constant(i, n.constant.operation)
+        skip = self.resources()
         for i, n in enumerate(nodes):
             k = kinds[i]
+            if i in skip:
+                continue
             if k == "function":
                 self.objects[i] = self.restored_function(i, n.function)
             elif k == "bare_concrete_function":
@@ -572,6 +692,10 @@ def load_tf(export_dir, tags=None):
     sm = read_pb(export_dir)
     mg = select_meta_graph(sm, tags)
     try:
+        if not mg.object_graph_def.nodes and mg.signature_def:  # a TF1 SavedModel (saved_model.Builder)
+            from tensorlet._src.saved_model.tf_load_v1 import load_v1
+
+            return load_v1(export_dir, mg)
         return TFLoader(export_dir, mg).build()
     except SavedModelError as e:
         if isinstance(e, OpError):

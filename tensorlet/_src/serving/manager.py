@@ -68,9 +68,10 @@ def list_versions(base_path):
 
 
 class ModelManager:
-    def __init__(self, loader=load_saved_model, on_load=None, metrics=None, poll_wait_seconds=1.0):
+    def __init__(self, loader=load_saved_model, on_load=None, metrics=None, poll_wait_seconds=1.0, on_unload=None):
         self.loader = loader
         self.on_load = on_load  # called with a new Servable before it serves (batching, warmup)
+        self.on_unload = on_unload  # called (no arguments) once unloaded versions are no longer referenced
         self.metrics = metrics
         self.poll_wait_seconds = poll_wait_seconds
         self.models: dict[str, Model] = {}
@@ -147,7 +148,9 @@ class ModelManager:
             code = getattr(e, "code", None) if isinstance(e, ServingError) else getattr(e, "error_code", UNKNOWN)
             st.state, st.code = END, code if isinstance(code, int) and code else UNKNOWN
             st.message = f"{type(e).__name__}: {e}" if not isinstance(e, ServingError) else e.message
-            log.error("Loading servable %s version %d failed: %s", model.name, version, st.message)
+            cause = e.__cause__ if e.__cause__ is not None else e.__context__
+            log.error("Loading servable %s version %d failed: %s%s", model.name, version, st.message,
+                      f" (caused by {type(cause).__name__}: {cause})" if cause is not None else "")
             if self.metrics:
                 self.metrics.load_attempt(path, "error", time.perf_counter() - t0)
             return
@@ -167,13 +170,16 @@ class ModelManager:
         model.serving = serving  # new requests no longer see them
 
         def finish():
-            for st, servable in gone:
+            while gone:  # popped: nothing here keeps an unloaded version alive for ``on_unload``
+                st, servable = gone.pop(0)
                 servable.wait_idle()
                 for b in servable.batchers.values():
                     b.close()
-                st.servable = None
+                st.servable = servable = None
                 st.state = END
                 log.info("Unloaded servable version {name: %s version: %d}", model.name, st.version)
+            if self.on_unload is not None:
+                self.on_unload()
 
         for st, _ in gone:
             st.state = UNLOADING

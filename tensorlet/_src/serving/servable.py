@@ -7,6 +7,7 @@ object (``.signatures``: name -> function called with keyword tensors, returning
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -136,6 +137,7 @@ class Servable:
         self._cv = threading.Condition()
         self.batchers = {}
         self.batching = None
+        self._sigdefs = None
 
     def acquire(self):
         with self._cv:
@@ -266,6 +268,29 @@ class Servable:
 
     # --- metadata --------------------------------------------------------------------------------------------------
     def signature_def_map(self):
+        """TF Serving's metadata: the SavedModel's own SignatureDefs (tensor names as written, the
+        ``__saved_model_init_op`` entry included), else ones described from the loaded signatures."""
+        if self._sigdefs is None:
+            self._sigdefs = self._file_signature_defs() or self._described_signature_defs()
+        return self._sigdefs
+
+    def _file_signature_defs(self):
+        from tensorlet._src.saved_model import tf_load
+        from tensorlet._src.serving import protos
+
+        try:
+            sm = tf_load.read_pb(self.path)
+        except Exception:  # noqa: BLE001 - not a TF-format file (or unreadable now): describe the signatures
+            return None
+        mg = next((g for g in sm.meta_graphs if set(g.meta_info_def.tags) == {"serve"}), sm.meta_graphs[0])
+        if not all(k in mg.signature_def for k in self.signatures):
+            return None
+        m = protos.SignatureDefMap()
+        for key, sd in mg.signature_def.items():
+            m.signature_def[key].ParseFromString(sd.SerializeToString())
+        return m
+
+    def _described_signature_defs(self):
         from tensorlet._src.serving import protos
 
         m = protos.SignatureDefMap()
@@ -287,7 +312,7 @@ class Servable:
         from tensorlet._src.io.tfrecord import iter_records
         from tensorlet._src.serving import protos
 
-        count = 0
+        count, t0 = 0, time.perf_counter()
         for record in iter_records(path):
             count += 1
             if count > MAX_WARMUP_RECORDS:
@@ -301,6 +326,9 @@ class Servable:
                 executor(self, kind, getattr(log, kind).request)
             except ServingError as e:
                 raise ServingError(e.code, f"Warmup request {count} from {path} failed: {e.message}") from None
+        logging.getLogger("tensorlet.serving").info(
+            "Finished reading warmup data for model at %s. Number of warmup records read: %d. Elapsed time "
+            "(microseconds): %d.", path, count, (time.perf_counter() - t0) * 1e6)
         return count
 
     def precompile(self, sizes=(1,)):

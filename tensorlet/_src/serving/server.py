@@ -79,8 +79,10 @@ def _read_text(path, message_cls, what):
 class ModelServer:
     """The running server; ``stop()`` is graceful. Used by ``main`` and usable in-process."""
 
-    def __init__(self, args):
-        from tensorlet._src.serving import protos
+    def __init__(self, args, settle_heap=False):
+        """``settle_heap``: keep the long-lived objects out of the garbage collector's full passes (``heap``; the
+        ``tensorlet serve`` process does, a server started inside another program leaves its collector alone)."""
+        from tensorlet._src.serving import heap, protos
         from tensorlet._src.serving.batching import Batcher, BatchingOptions
         from tensorlet._src.serving.manager import ModelManager
         from tensorlet._src.serving.metrics import DEFAULT_PATH, Metrics
@@ -117,9 +119,12 @@ class ModelServer:
             n = servable.warmup(lambda s, kind, req: _warm(service, s, kind, req))
             if n:
                 self.metrics.warmup(servable.path, n, time.perf_counter() - t0)
+            if settle_heap:
+                heap.settle()
 
         self.manager = ModelManager(on_load=on_load, metrics=self.metrics,
-                                    poll_wait_seconds=args.file_system_poll_wait_seconds)
+                                    poll_wait_seconds=args.file_system_poll_wait_seconds,
+                                    on_unload=heap.release if settle_heap else None)
         self.service = Service(self.manager, self.metrics, reload_config=self.reload_config)
         self._config_lock = threading.Lock()
         self._stopped = threading.Event()
@@ -247,7 +252,7 @@ def main(args) -> int:
     # the event loop (REST) keeps answering while they parse and format (cuts the REST latency tail under load)
     sys.setswitchinterval(0.0005)
     _synchronous_cpu_dispatch()
-    server = ModelServer(args)
+    server = ModelServer(args, settle_heap=True)
     done = threading.Event()
 
     def on_signal(signum, frame):

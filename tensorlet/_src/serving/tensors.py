@@ -401,7 +401,7 @@ def _float_token(x, np_type) -> str:
 def _tokens(arr: np.ndarray, as_bytes: bool) -> list:
     kind = arr.dtype.kind
     flat = arr.reshape(-1)
-    if kind == "f":
+    if kind == "f" or arr.dtype.name == "bfloat16":  # (bfloat16: ml_dtypes' kind "V"; read from JSON like half)
         np_type = np.float32 if arr.dtype.itemsize <= 4 else np.float64
         return [_float_token(x, np_type) for x in flat.astype(np.float64).tolist()]
     if kind == "b":

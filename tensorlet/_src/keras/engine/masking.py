@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import weakref
 
+from tensorlet._src.framework import tensor as _tensor
 from tensorlet._src.util import nest
 
 _MASKS = {}
@@ -28,6 +29,9 @@ def get_keras_mask(x):
     if entry is not None and entry[0]() is x:
         return entry[1]
     return None
+
+
+_tensor.KERAS_MASK_LOOKUP[0] = get_keras_mask  # ``tensor._keras_mask`` reads the side table
 
 
 def set_keras_mask(x, mask):

@@ -15,6 +15,7 @@ from tensorlet._src.ops.math_binary import cast, logical_or
 from tensorlet._src.ops.math_unary import rsqrt, square
 from tensorlet._src.ops.reduce import reduce_any, reduce_sum
 from tensorlet._src.keras.engine.base_layer import Layer
+from tensorlet._src.keras.ops.numpy_array import concatenate as _promoting_concat
 from tensorlet._src.ops.registry import tf_export
 
 
@@ -206,7 +207,7 @@ class Concatenate(Merge):
         self.built = True
 
     def _merge_function(self, inputs):
-        return concat(inputs, axis=self.axis)
+        return _promoting_concat(inputs, axis=self.axis)  # Keras promotes mixed dtypes (float32 + int64 -> float32)
 
     def compute_output_shape(self, input_shape):
         if not isinstance(input_shape, (tuple, list)) or not isinstance(input_shape[0], (tuple, list)):

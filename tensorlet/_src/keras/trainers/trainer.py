@@ -65,6 +65,11 @@ class Trainer:
         if kwargs:
             raise TypeError(f"compile() got an unexpected keyword argument '{next(iter(kwargs))}'")
         self.optimizer = _optimizers.get(optimizer) if optimizer is not None else None
+        if auto_scale_loss and self.optimizer is not None and _policy_name(self) == "mixed_float16":
+            from tensorlet._src.keras.optimizers.loss_scale_optimizer import LossScaleOptimizer
+
+            if not isinstance(self.optimizer, LossScaleOptimizer):  # float16 gradients underflow unscaled
+                self.optimizer = LossScaleOptimizer(self.optimizer, name="loss_scale_optimizer")
         self.loss = loss
         output_names = self._output_names()
         self._compile_loss = CompileLoss(loss, loss_weights, output_names=output_names) if loss is not None else None
@@ -576,3 +581,8 @@ def _single_batch(x, y, sw):
     if sw is None:
         return (x, y)
     return (x, y, sw)
+
+
+def _policy_name(model):
+    policy = getattr(model, "dtype_policy", None)
+    return getattr(policy, "name", policy)

@@ -66,8 +66,7 @@ def arrays_structure(x):
     if isinstance(x, (list, tuple)):
         if x and all(is_array(v) or isinstance(v, (list, tuple, dict)) for v in x) and \
                 not all(isinstance(v, (int, float)) for v in x):
-            return type(x)(arrays_structure(v) for v in x) if not isinstance(x, tuple) else \
-                tuple(arrays_structure(v) for v in x)
+            return tuple(arrays_structure(v) for v in x)  # Keras's lists_to_tuples: batches hold tuples
         return to_array(x)
     if is_array(x) or isinstance(x, (int, float)):
         return to_array(x)
@@ -111,8 +110,8 @@ def train_validation_split(arrays, validation_split):
 
 def to_batch_structure(x, y, sw):
     """The structure ``_to_batch`` gives a batch, with the leaves left as they are."""
-    if y is None and sw is None:
-        return (x,)
+    if y is None and sw is None:  # Keras packs a lone ``x`` as itself (a train_step sees the tensor), a tuple as (x,)
+        return (x,) if isinstance(x, (tuple, list)) else x
     if sw is None:
         return (x, y)
     return (x, y, sw)
