@@ -567,9 +567,9 @@ class Function:
         if first and self._created and not (getattr(self._python_function, "__module__", "") or "").startswith(
                 "tensorlet."):
             # TF traces a function that created variables a second time: creating them again is an error
-            # (on_variable_created raises), reading them is the graph that is kept
+            # (on_variable_created raises), reading them is the graph that is kept; TF 2.21 counts both traces
+            # (experimental_get_tracing_count() is 2 after the first call)
             cf = self._trace_once(args, kwargs, key, names, from_specs)
-            self._trace_count -= 1  # the checking trace is not counted
         return cf
 
     def _trace_once(self, args, kwargs, key, names, from_specs=False):

@@ -336,13 +336,16 @@ _TABLE = {"size": -1, "table": {}}
 def _by_tf_name():
     """{TF op name: [registry ops]}, rebuilt when ops were registered since (op families load lazily)."""
     if _TABLE["size"] != len(REGISTRY):
+        # a snapshot (one C-level copy under the GIL): another thread may be registering ops as its lazily imported
+        # op families load (a background compile's lowering), which would break a loop over the dict itself
+        registered = list(REGISTRY.values())
         table = {}
-        for op in REGISTRY.values():
+        for op in registered:
             td = op.tfdef or _PLAIN
             table.setdefault(td.op or op.name, []).append(op)
         for ops in table.values():  # ops that need constant inputs first; the dynamic variant last
             ops.sort(key=lambda o: -len((o.tfdef or _PLAIN).consts))
-        _TABLE.update(size=len(REGISTRY), table=table)
+        _TABLE.update(size=len(registered), table=table)
     return _TABLE["table"]
 
 

@@ -172,6 +172,10 @@ from tensorlet._src.keras.layers.rnn_cells import (
     LSTMCell,
     SimpleRNNCell,
 )
+from tensorlet._src.keras.layers.serialization import (
+    deserialize,
+    serialize,
+)
 from tensorlet._src.keras.layers.wrappers import (
     Bidirectional,
     TimeDistributed,
