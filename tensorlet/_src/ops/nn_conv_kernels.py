@@ -112,13 +112,15 @@ def _big(x_shape, dtype, ks, s, d, pads, c, o_ch, groups, im2col=False):
                                                             im2col)
 
 
-def _pick(kind, default, cands, key, macs, patch, dtype, *args):
+def _pick(kind, default, cands, key, patch, o_ch, dtype, *args):
     """Run ``cands[default]``, or the tuned choice among the applicable candidates when the key is worth tuning.
 
-    ``cands``: name -> function, XLA ones named ``xla*`` and im2col ones ``im2col*`` (offered to the tuner when
-    big enough for XLA's dispatch, resp. when the patch matrix of ``patch`` elements is small enough).  Under
-    ``tf.config.experimental.enable_op_determinism`` the static rule decides, as with the tuner off.
+    ``patch``: the elements of the im2col patch matrix (output rows x kernel positions x input channels; times
+    ``o_ch`` output channels, the multiply-adds).  ``cands``: name -> function, XLA ones named ``xla*`` and im2col
+    ones ``im2col*`` (offered to the tuner when big enough for XLA's dispatch, resp. when the patch matrix is small
+    enough).  Under ``tf.config.experimental.enable_op_determinism`` the static rule decides, as with the tuner off.
     """
+    macs = patch * o_ch
     tuner = autotune.TUNER
     if not tuner.enabled or macs < TUNE_MIN_MACS or dtype not in _TUNED or _config.op_determinism_enabled():
         return cands[default](*args)  # (determinism: a timing-dependent choice would differ from run to run)
@@ -180,8 +182,8 @@ def _np_conv(x, w, s, d, pads, groups):
         rows = x.shape[0] * math.prod(osz)
         default = "xla" if _big(x.shape, x.dtype, ks, s, d, pads, c, o_ch, 1, im2col=True) else \
             "im2col" if c < _IM2COL_BELOW else "positions"
-        return _pick("fwd", default, _FWD, _key(x, w, s, d, pads), rows * math.prod(ks) * c * o_ch,
-                     rows * math.prod(ks) * c, x.dtype, x, w, s, d, pads)
+        return _pick("fwd", default, _FWD, _key(x, w, s, d, pads), rows * math.prod(ks) * c, o_ch, x.dtype,
+                     x, w, s, d, pads)
     x = pad_spatial(np, x, pads)
     pos = positions(ks, s, d, osz)
     nk = len(pos)
@@ -244,8 +246,8 @@ def _np_conv_input(dy, w, in_sizes, s, d, pads, groups):
         rows = dy.size // o_ch
         default = "xla" if _big((dy.shape[0],) + in_sizes + (c,), dy.dtype, ks, s, d, pads, c, o_ch, 1,
                                 im2col=True) else "im2col" if min(o_ch, c) < _IM2COL_BELOW else "positions"
-        return _pick("dx", default, _DX, _key(dy, w, s, d, pads) + (in_sizes,), rows * math.prod(ks) * c * o_ch,
-                     rows * math.prod(ks) * c, dy.dtype, dy, w, in_sizes, s, d, pads)
+        return _pick("dx", default, _DX, _key(dy, w, s, d, pads) + (in_sizes,), rows * math.prod(ks) * c, o_ch,
+                     dy.dtype, dy, w, in_sizes, s, d, pads)
     dxp, crop = _dx_geom(dy, c, in_sizes, pads)  # depthwise
     pos = positions(ks, s, d, dy.shape[1:-1])
     m = o_ch // c
@@ -297,8 +299,8 @@ def _np_conv_filter(x, dy, kshape, s, d, pads, groups):
         rows = dy.size // o_ch
         default = ("xla_by_conv" if c < nn_conv_xla.FILTER_CONV_BELOW else "xla_gemm") \
             if _big(x.shape, x.dtype, ks, s, d, pads, c, o_ch, 1) else "im2col" if c < _IM2COL_BELOW else "positions"
-        return _pick("dw", default, _DW, _key(x, dy, s, d, pads) + (ks,), rows * math.prod(ks) * c * o_ch,
-                     rows * math.prod(ks) * c, x.dtype, x, dy, kshape, s, d, pads)
+        return _pick("dw", default, _DW, _key(x, dy, s, d, pads) + (ks,), rows * math.prod(ks) * c, o_ch,
+                     x.dtype, x, dy, kshape, s, d, pads)
     x = pad_spatial(np, x, pads)  # depthwise
     dy3 = dy.reshape(-1, c, o_ch // c)
     return np.stack([np.einsum("nc,ncm->cm", x[sl].reshape(-1, c), dy3)

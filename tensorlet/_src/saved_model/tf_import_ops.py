@@ -15,6 +15,7 @@ from tensorlet._src.framework.tensor_shape import TensorShape
 from tensorlet._src.ops.registry import NONDIFF, bind, defop
 from tensorlet._src.ops.shapes import Spec
 from tensorlet._src.saved_model.codec import CorruptSavedModel
+from tensorlet._src.saved_model.tf_ops import known_value
 
 
 def _split_kernel(xp, x, sep=b"", maxsplit=-1):
@@ -130,10 +131,10 @@ def opdef(op):
 
 
 def _const(x, what, where):
-    v = getattr(x, "_const", None) if hasattr(x, "node") else (x.numpy() if hasattr(x, "numpy") else None)
+    v = known_value(x)
     if v is None:
         raise CorruptSavedModel(f"{where}: {what} must be a constant")
-    return np.asarray(v)
+    return v
 
 
 def run(op, ins, attrs, where):

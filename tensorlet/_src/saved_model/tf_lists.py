@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorlet._src.saved_model.codec import CorruptSavedModel
+from tensorlet._src.saved_model.tf_ops import known_value
 
 _OUTPUTS = {"TensorListReserve": "handle", "TensorListFromTensor": "output_handle", "TensorListGetItem": "item",
             "TensorListSetItem": "output_handle", "TensorListStack": "tensor", "TensorListLength": "length",
@@ -25,10 +26,9 @@ def opdef(op):
 
 def _element_shape(x, where):
     """A TF element_shape input (-1 dims unknown; a scalar -1: unknown rank) as a TensorShape argument."""
-    v = getattr(x, "_const", None) if hasattr(x, "node") else (x.numpy() if hasattr(x, "numpy") else x)
+    v = known_value(x) if hasattr(x, "node") or hasattr(x, "numpy") else np.asarray(x)
     if v is None:
         return None
-    v = np.asarray(v)
     if v.ndim == 0:
         return None
     return [None if d < 0 else int(d) for d in v.reshape(-1).tolist()]

@@ -26,8 +26,8 @@ from tensorlet._src.saved_model import protos as P
 from tensorlet._src.saved_model import tf_import_ops, tf_lists, tf_struct, tf_tables
 from tensorlet._src.saved_model.bg_compile import LoadedConcreteFunction
 from tensorlet._src.saved_model.codec import CorruptSavedModel, SavedModelError
-from tensorlet._src.saved_model.tf_ops import (attr_python, default_python, dtype_of, opdef, output_counts, shape_from,
-                                               tf_to_op)
+from tensorlet._src.saved_model.tf_ops import (attr_python, default_python, dtype_of, known_value, opdef,
+                                               output_counts, shape_from, tf_to_op)
 from tensorlet._src.train import tf_bundle
 from tensorlet._src.util import nest
 
@@ -190,12 +190,9 @@ class Interpreter:
     def _node(self, nd, env, offsets, fname):
         where = f"function {fname!r}, node {nd.name!r} ({nd.op})"
         od = opdef(nd.op)
-        if od is None and nd.op in tf_tables.OPS:  # (ops tf_opdefs.json may not list: no defaults needed)
-            od = tf_tables.opdef(nd.op)
-        if od is None and nd.op in tf_import_ops.OPS:
-            od = tf_import_ops.opdef(nd.op)
-        if od is None and nd.op in tf_lists.OPS:
-            od = tf_lists.opdef(nd.op)
+        family = _family(nd.op)
+        if od is None and family is not None:  # (ops tf_opdefs.json may not list: no defaults needed)
+            od = family.opdef(nd.op)
         if od is None:
             from tensorlet._src.saved_model.codec import UnknownOp
 
@@ -236,12 +233,8 @@ class Interpreter:
         if op == "VarIsInitializedOp":
             _var(ins, where)
             return [constant(True)], od, attrs
-        if op in tf_tables.OPS:
-            return tf_tables.run(op, ins, attrs, where), od, attrs
-        if op in tf_import_ops.OPS:
-            return tf_import_ops.run(op, ins, attrs, where), od, attrs
-        if op in tf_lists.OPS:
-            return tf_lists.run(op, ins, attrs, where), od, attrs
+        if family is not None:
+            return family.run(op, ins, attrs, where), od, attrs
         if any(isinstance(x, (Variable, tf_tables.TableHandle)) for x in ins):
             raise CorruptSavedModel(f"{where}: a resource handle used as a tensor")
         reg, inputs, kw = tf_to_op(op, od, attrs, ins, _is_const, where)
@@ -305,6 +298,18 @@ class Interpreter:
         return full(out)
 
 
+# TF ops whose form differs from tensorlet's, a module per family: ``OPS``, ``opdef(op)`` (output names where
+# tf_opdefs.json does not list the op) and ``run(op, ins, attrs, where)``
+_FAMILIES = (tf_tables, tf_import_ops, tf_lists)
+
+
+def _family(op):
+    for module in _FAMILIES:
+        if op in module.OPS:
+            return module
+    return None
+
+
 FOLD_MAX_ELEMENTS = 1 << 12
 # ops whose axis (a constant input of the TF node) counts the dims of their first input; TF graphs carry it as
 # written (-1), tensorlet's kernels and shape rules take it counted from the front, as its Python API passes it
@@ -332,10 +337,10 @@ def _fold(reg, tf_ins, inputs, kw):
         return None
     vals = []
     for x in inputs:
-        v = getattr(x, "_const", None) if hasattr(x, "node") else (x.numpy() if isinstance(x, Tensor) else None)
-        if v is None or np.size(v) > FOLD_MAX_ELEMENTS:
+        v = known_value(x)
+        if v is None or v.size > FOLD_MAX_ELEMENTS:
             return None
-        vals.append(np.asarray(v))
+        vals.append(v)
     from tensorlet._src.framework.context import init_scope
 
     try:

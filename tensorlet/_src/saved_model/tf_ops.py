@@ -319,6 +319,15 @@ def node_to_tf(node, in_dtypes, out_dtypes, where):
 
 
 # --- import --------------------------------------------------------------------------------------------------
+def known_value(x):
+    """The NumPy value, known while loading, of an interpreter value: an eager tensor's, or a traced constant's;
+    None for a graph tensor computed from the function's inputs, or for anything that is not a tensor."""
+    if hasattr(x, "node"):
+        v = getattr(x, "_const", None)
+        return None if v is None else np.asarray(v)
+    return np.asarray(x.numpy()) if hasattr(x, "numpy") else None
+
+
 def _load_io_ops():
     """The io package's ops (ReadFile, DecodePng, ...) register when their modules load."""
     import importlib

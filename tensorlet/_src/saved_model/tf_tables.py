@@ -16,6 +16,7 @@ import numpy as np
 from tensorlet._src.framework import dtypes as D
 from tensorlet._src.framework.tensor import constant, convert_to_tensor
 from tensorlet._src.saved_model.codec import CorruptSavedModel
+from tensorlet._src.saved_model.tf_ops import known_value
 
 CREATE = frozenset(("HashTableV2", "MutableHashTableV2", "MutableHashTableOfTensorsV2", "MutableDenseHashTableV2"))
 OPS = CREATE | frozenset(("LookupTableImportV2", "InitializeTableFromTextFileV2", "LookupTableFindV2",
@@ -46,15 +47,10 @@ class TableHandle:
 
 
 def _concrete(x, where):
-    """The NumPy value of an eager tensor or of a traced constant."""
-    if hasattr(x, "node"):
-        v = getattr(x, "_const", None)
-        if v is None:
-            return None
-        return np.asarray(v)
-    if hasattr(x, "numpy"):
-        return np.asarray(x.numpy())
-    raise CorruptSavedModel(f"{where}: expected a tensor, got {type(x).__name__}")
+    """The NumPy value of an eager tensor or of a traced constant (None: not known while loading)."""
+    if not hasattr(x, "node") and not hasattr(x, "numpy"):
+        raise CorruptSavedModel(f"{where}: expected a tensor, got {type(x).__name__}")
+    return known_value(x)
 
 
 def _handle(ins, where) -> TableHandle:

@@ -282,7 +282,10 @@ class Servable:
             sm = tf_load.read_pb(self.path)
         except Exception:  # noqa: BLE001 - not a TF-format file (or unreadable now): describe the signatures
             return None
-        mg = next((g for g in sm.meta_graphs if set(g.meta_info_def.tags) == {"serve"}), sm.meta_graphs[0])
+        try:
+            mg = tf_load.select_meta_graph(sm, "serve")
+        except RuntimeError:  # no MetaGraph tagged "serve" alone: the first, as the loader takes
+            mg = sm.meta_graphs[0]
         if not all(k in mg.signature_def for k in self.signatures):
             return None
         m = protos.SignatureDefMap()
